@@ -1,0 +1,52 @@
+//! The learner's library: the courses saved in this browser.
+
+use aula_storage::{Collection, IndexedDbStore, Store, StoreError};
+use serde::Deserialize;
+
+/// The IndexedDB database that holds everything Aula keeps.
+pub const DATABASE_NAME: &str = "aula";
+
+/// What the library list needs of a course. Lenient on purpose: a course saved by a newer
+/// Aula still lists, and one that cannot be read at all is skipped rather than hiding the rest.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct CourseSummary {
+    pub id: String,
+    #[serde(default)]
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    #[serde(default)]
+    scenes: Vec<serde::de::IgnoredAny>,
+}
+
+impl CourseSummary {
+    pub fn scene_count(&self) -> usize {
+        self.scenes.len()
+    }
+}
+
+pub async fn open_store() -> Result<IndexedDbStore, StoreError> {
+    IndexedDbStore::open(DATABASE_NAME).await
+}
+
+pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
+    let store = open_store().await?;
+    let mut courses = Vec::new();
+    for key in store.keys(Collection::Courses).await? {
+        let Some(text) = store.get(Collection::Courses, &key).await? else {
+            continue;
+        };
+        match serde_json::from_str::<CourseSummary>(&text) {
+            Ok(summary) => courses.push(summary),
+            Err(error) => {
+                leptos::logging::warn!("library: skipped unreadable course {key:?}: {error}")
+            }
+        }
+    }
+    Ok(courses)
+}
+
+pub async fn load_course_summary(id: &str) -> Result<Option<CourseSummary>, StoreError> {
+    let store = open_store().await?;
+    aula_storage::get_json(&store, Collection::Courses, id).await
+}

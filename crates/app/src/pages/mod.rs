@@ -1,0 +1,11 @@
+//! One module per route.
+
+mod classroom;
+mod home;
+mod not_found;
+mod settings;
+
+pub use classroom::ClassroomPage;
+pub use home::HomePage;
+pub use not_found::NotFoundPage;
+pub use settings::SettingsPage;

@@ -1,0 +1,55 @@
+//! Settings: appearance and language for now; providers arrive with the providers issue.
+
+use leptos::prelude::*;
+
+use crate::i18n::*;
+use crate::preferences::Theme;
+use crate::shell::{LanguageSelect, ThemeChoice};
+
+#[component]
+pub fn SettingsPage() -> impl IntoView {
+    let i18n = use_i18n();
+    let ThemeChoice(theme) = expect_context::<ThemeChoice>();
+    let theme_label = move |t: Theme| match t {
+        Theme::System => t_string!(i18n, theme_system),
+        Theme::Light => t_string!(i18n, theme_light),
+        Theme::Dark => t_string!(i18n, theme_dark),
+    };
+    view! {
+        <section class="settings">
+            <h1>{t!(i18n, settings_title)}</h1>
+            <div class="card">
+                <h2>{t!(i18n, settings_appearance)}</h2>
+                <fieldset class="segmented" data-testid="theme-choice">
+                    <legend>{t!(i18n, theme_label)}</legend>
+                    {Theme::ALL
+                        .into_iter()
+                        .map(|choice| {
+                            view! {
+                                <label class:selected=move || theme.get() == choice>
+                                    <input
+                                        type="radio"
+                                        name="theme"
+                                        value=choice.as_str()
+                                        prop:checked=move || theme.get() == choice
+                                        on:change=move |_| theme.set(choice)
+                                    />
+                                    {move || theme_label(choice)}
+                                </label>
+                            }
+                        })
+                        .collect_view()}
+                </fieldset>
+                <div class="field">
+                    <span class="field-label">{t!(i18n, language_label)}</span>
+                    <LanguageSelect/>
+                    <p class="hint">{t!(i18n, settings_language_hint)}</p>
+                </div>
+            </div>
+            <div class="card">
+                <h2>{t!(i18n, settings_privacy)}</h2>
+                <p>{t!(i18n, settings_privacy_body)}</p>
+            </div>
+        </section>
+    }
+}

@@ -1,0 +1,133 @@
+//! The learner's interface preferences (theme, language), kept in localStorage.
+//!
+//! These two are read before the first paint (index.html applies the theme before the wasm
+//! loads), so they live in synchronous localStorage rather than IndexedDB with the rest.
+
+use leptos::prelude::*;
+
+const THEME_KEY: &str = "aula.theme";
+const LOCALE_KEY: &str = "aula.locale";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Theme {
+    System,
+    Light,
+    Dark,
+}
+
+impl Theme {
+    pub const ALL: [Theme; 3] = [Theme::System, Theme::Light, Theme::Dark];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Theme::System => "system",
+            Theme::Light => "light",
+            Theme::Dark => "dark",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Theme> {
+        Theme::ALL.into_iter().find(|t| t.as_str() == text)
+    }
+
+    /// What the page shows: `System` resolved through the browser's colour-scheme preference.
+    pub fn resolved_is_dark(self) -> bool {
+        match self {
+            Theme::Dark => true,
+            Theme::Light => false,
+            Theme::System => window()
+                .match_media("(prefers-color-scheme: dark)")
+                .ok()
+                .flatten()
+                .is_some_and(|q| q.matches()),
+        }
+    }
+}
+
+fn local_storage() -> Option<web_sys::Storage> {
+    window().local_storage().ok().flatten()
+}
+
+fn read(key: &str) -> Option<String> {
+    local_storage()?.get_item(key).ok().flatten()
+}
+
+/// Best effort: where storage is blocked the preference lasts until the page closes.
+fn write(key: &str, value: &str) {
+    if let Some(storage) = local_storage() {
+        let _ = storage.set_item(key, value);
+    }
+}
+
+pub fn saved_theme() -> Theme {
+    read(THEME_KEY)
+        .as_deref()
+        .and_then(Theme::parse)
+        .unwrap_or(Theme::System)
+}
+
+pub fn save_theme(theme: Theme) {
+    write(THEME_KEY, theme.as_str());
+}
+
+/// Shows `theme` on the page: `<html data-theme="light|dark">`.
+pub fn apply_theme(theme: Theme) {
+    if let Some(root) = document().document_element() {
+        let shown = if theme.resolved_is_dark() {
+            "dark"
+        } else {
+            "light"
+        };
+        let _ = root.set_attribute("data-theme", shown);
+    }
+}
+
+pub fn saved_locale() -> Option<String> {
+    read(LOCALE_KEY)
+}
+
+pub fn save_locale(locale: &str) {
+    write(LOCALE_KEY, locale);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasm_bindgen_test::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    #[wasm_bindgen_test]
+    fn theme_choice_is_kept_in_local_storage_and_shown_on_the_page() {
+        save_theme(Theme::Dark);
+        assert_eq!(saved_theme(), Theme::Dark);
+        apply_theme(saved_theme());
+        let shown = document()
+            .document_element()
+            .and_then(|e| e.get_attribute("data-theme"));
+        assert_eq!(shown.as_deref(), Some("dark"));
+        save_theme(Theme::Light);
+        apply_theme(saved_theme());
+        let shown = document()
+            .document_element()
+            .and_then(|e| e.get_attribute("data-theme"));
+        assert_eq!(shown.as_deref(), Some("light"));
+    }
+
+    #[wasm_bindgen_test]
+    fn unknown_saved_theme_falls_back_to_system() {
+        write(THEME_KEY, "sepia");
+        assert_eq!(saved_theme(), Theme::System);
+    }
+
+    #[wasm_bindgen_test]
+    fn locale_choice_round_trips() {
+        save_locale("zh");
+        assert_eq!(saved_locale().as_deref(), Some("zh"));
+        assert_eq!(
+            crate::shell::parse_locale("zh"),
+            Some(crate::i18n::Locale::zh)
+        );
+        assert!(crate::shell::parse_locale("fr").is_none());
+    }
+}

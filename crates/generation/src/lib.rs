@@ -1,0 +1,266 @@
+//! Course generation as a task graph: each step (agent profiles, a scene's content, its script,
+//! its narration) is a task that waits for the tasks it depends on. This crate owns the graph,
+//! its order (Kahn's algorithm, with cycles reported clearly) and the pure scheduling step that
+//! says which tasks may start now under a concurrency limit. A failed task holds back only what
+//! depends on it; unrelated work goes on.
+//!
+//! Running tasks is the caller's job (LLM calls through `aula-providers`). This crate must never
+//! depend on a browser type, a transport, a clock or an async runtime.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::num::NonZeroUsize;
+
+use thiserror::Error;
+
+/// One step of work, named by a unique `id`, carrying whatever the caller needs in `work`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Task<T> {
+    pub id: String,
+    pub depends_on: Vec<String>,
+    pub work: T,
+}
+
+impl<T> Task<T> {
+    pub fn new(id: impl Into<String>, depends_on: &[&str], work: T) -> Task<T> {
+        Task {
+            id: id.into(),
+            depends_on: depends_on.iter().map(|d| d.to_string()).collect(),
+            work,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum GraphError {
+    #[error("Two generation steps have the same id \"{0}\".")]
+    DuplicateTask(String),
+    #[error("The step \"{task}\" waits for \"{missing}\", which is not part of the plan.")]
+    UnknownDependency { task: String, missing: String },
+    #[error(
+        "These steps wait for each other in a circle, so none of them can start: {}.",
+        .0.join(" waits for ")
+    )]
+    Cycle(Vec<String>),
+}
+
+/// Where the work stands: what has finished, failed, or is running now.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Progress {
+    pub finished: HashSet<String>,
+    pub failed: HashSet<String>,
+    pub running: HashSet<String>,
+}
+
+impl Progress {
+    fn is_touched(&self, id: &str) -> bool {
+        self.finished.contains(id) || self.failed.contains(id) || self.running.contains(id)
+    }
+}
+
+/// A checked, acyclic set of tasks.
+#[derive(Debug, Clone)]
+pub struct TaskGraph<T> {
+    tasks: Vec<Task<T>>,
+    /// `deps[i]`: indices of the tasks task `i` waits for.
+    deps: Vec<Vec<usize>>,
+    /// Task indices, dependencies first; among tasks free to go, plan order.
+    order: Vec<usize>,
+}
+
+impl<T> TaskGraph<T> {
+    /// Checks `tasks` (unique ids, known dependencies, no cycles) and orders them.
+    pub fn new(tasks: Vec<Task<T>>) -> Result<TaskGraph<T>, GraphError> {
+        let mut index: HashMap<&str, usize> = HashMap::with_capacity(tasks.len());
+        for (i, task) in tasks.iter().enumerate() {
+            if index.insert(task.id.as_str(), i).is_some() {
+                return Err(GraphError::DuplicateTask(task.id.clone()));
+            }
+        }
+        let mut deps = Vec::with_capacity(tasks.len());
+        for task in &tasks {
+            let mut mine = Vec::with_capacity(task.depends_on.len());
+            for dep in &task.depends_on {
+                match index.get(dep.as_str()) {
+                    Some(&d) if !mine.contains(&d) => mine.push(d),
+                    Some(_) => {}
+                    None => {
+                        return Err(GraphError::UnknownDependency {
+                            task: task.id.clone(),
+                            missing: dep.clone(),
+                        })
+                    }
+                }
+            }
+            deps.push(mine);
+        }
+
+        // Kahn: repeatedly take a task whose dependencies are all placed; the smallest index
+        // first, so the order follows the plan wherever the dependencies allow.
+        let mut waiting: Vec<usize> = deps.iter().map(Vec::len).collect();
+        let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); tasks.len()];
+        for (i, mine) in deps.iter().enumerate() {
+            for &d in mine {
+                dependents[d].push(i);
+            }
+        }
+        let mut free: BinaryHeap<Reverse<usize>> = (0..tasks.len())
+            .filter(|&i| waiting[i] == 0)
+            .map(Reverse)
+            .collect();
+        let mut order = Vec::with_capacity(tasks.len());
+        while let Some(Reverse(i)) = free.pop() {
+            order.push(i);
+            for &next in &dependents[i] {
+                waiting[next] -= 1;
+                if waiting[next] == 0 {
+                    free.push(Reverse(next));
+                }
+            }
+        }
+        if order.len() < tasks.len() {
+            let cycle = find_cycle(&deps, &waiting)
+                .into_iter()
+                .map(|i| tasks[i].id.clone())
+                .collect();
+            return Err(GraphError::Cycle(cycle));
+        }
+        Ok(TaskGraph { tasks, deps, order })
+    }
+
+    pub fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    pub fn task(&self, id: &str) -> Option<&Task<T>> {
+        self.tasks.iter().find(|t| t.id == id)
+    }
+
+    /// Every task, each after everything it depends on.
+    pub fn topological_order(&self) -> impl Iterator<Item = &Task<T>> {
+        self.order.iter().map(|&i| &self.tasks[i])
+    }
+
+    /// The tasks that may start now: not started, every dependency finished, and no more than
+    /// `limit` running at once (counting those already running). In topological order.
+    pub fn ready(&self, progress: &Progress, limit: NonZeroUsize) -> Vec<&Task<T>> {
+        let room = limit.get().saturating_sub(progress.running.len());
+        self.topological_order()
+            .filter(|task| !progress.is_touched(&task.id))
+            .filter(|task| {
+                task.depends_on
+                    .iter()
+                    .all(|d| progress.finished.contains(d))
+            })
+            .take(room)
+            .collect()
+    }
+
+    /// Tasks that can never run because something they depend on, directly or not, failed.
+    pub fn blocked(&self, progress: &Progress) -> Vec<&Task<T>> {
+        let mut doomed = vec![false; self.tasks.len()];
+        let mut out = Vec::new();
+        for &i in &self.order {
+            let task = &self.tasks[i];
+            if progress.is_touched(&task.id) {
+                doomed[i] = progress.failed.contains(&task.id);
+                continue;
+            }
+            if self.deps[i].iter().any(|&d| doomed[d]) {
+                doomed[i] = true;
+                out.push(task);
+            }
+        }
+        out
+    }
+
+    /// Nothing is running and nothing more can start: the job is over, fully or partly.
+    pub fn is_settled(&self, progress: &Progress) -> bool {
+        progress.running.is_empty() && self.ready(progress, NonZeroUsize::MIN).is_empty()
+    }
+}
+
+/// A cycle among the tasks Kahn could not place: walk dependencies that are also unplaced until
+/// one repeats. Returns it in "waits for" order, the first task repeated at the end.
+fn find_cycle(deps: &[Vec<usize>], waiting: &[usize]) -> Vec<usize> {
+    let stuck = |i: usize| waiting[i] > 0;
+    let Some(start) = (0..deps.len()).find(|&i| stuck(i)) else {
+        return Vec::new();
+    };
+    let mut path = vec![start];
+    let mut seen_at: HashMap<usize, usize> = HashMap::from([(start, 0)]);
+    let mut at = start;
+    loop {
+        // A stuck task always waits for at least one other stuck task.
+        let Some(&next) = deps[at].iter().find(|&&d| stuck(d)) else {
+            return path;
+        };
+        if let Some(&pos) = seen_at.get(&next) {
+            let mut cycle = path.split_off(pos);
+            cycle.push(next);
+            return cycle;
+        }
+        seen_at.insert(next, path.len());
+        path.push(next);
+        at = next;
+    }
+}
+
+/// What a course-generation task does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GenerationStep {
+    /// Create the cast of agents for the course.
+    AgentProfiles,
+    /// Write one scene's slides, quiz, page or briefing.
+    SceneContent { scene_id: String },
+    /// Write one scene's script of actions.
+    SceneActions { scene_id: String },
+    /// Synthesize one scene's narration audio.
+    Narration { scene_id: String },
+}
+
+/// The plan after the outline: contents of all scenes can be written in parallel; each script
+/// needs its scene's content, the cast, and the previous scene's script (so the teacher picks up
+/// where the last scene left off); narration follows each script.
+pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, GraphError> {
+    let mut tasks = vec![Task::new("agents", &[], GenerationStep::AgentProfiles)];
+    let mut previous_script: Option<String> = None;
+    for scene in scene_ids {
+        let content = format!("{scene}/content");
+        let script = format!("{scene}/actions");
+        tasks.push(Task::new(
+            content.clone(),
+            &[],
+            GenerationStep::SceneContent {
+                scene_id: scene.clone(),
+            },
+        ));
+        let mut waits: Vec<&str> = vec![&content, "agents"];
+        if let Some(previous) = &previous_script {
+            waits.push(previous);
+        }
+        tasks.push(Task::new(
+            script.clone(),
+            &waits,
+            GenerationStep::SceneActions {
+                scene_id: scene.clone(),
+            },
+        ));
+        tasks.push(Task::new(
+            format!("{scene}/narration"),
+            &[&script],
+            GenerationStep::Narration {
+                scene_id: scene.clone(),
+            },
+        ));
+        previous_script = Some(script);
+    }
+    TaskGraph::new(tasks)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,441 @@
+//! The OpenAI chat-completions dialect, spoken by OpenAI and most other vendors (OpenRouter,
+//! DeepSeek, Groq, Mistral, Moonshot, Ollama's `/v1`, …): the request body, and the decoder
+//! from `chat.completion.chunk` frames to [`StreamEvent`]s.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::ProviderError;
+use crate::event::{StopReason, StreamEvent};
+use crate::request::{ChatRequest, ChatRole};
+use crate::sse::SseFrame;
+
+/// The JSON body of a streamed `POST {base}/chat/completions`.
+pub fn request_body(request: &ChatRequest, model: &str) -> Value {
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if !request.system.is_empty() {
+        messages.push(json!({"role": "system", "content": request.system}));
+    }
+    for message in &request.messages {
+        let role = match message.role {
+            ChatRole::User => "user",
+            ChatRole::Assistant => "assistant",
+        };
+        messages.push(json!({"role": role, "content": message.content}));
+    }
+    let mut body = json!({
+        "model": model,
+        "messages": messages,
+        "stream": true,
+        "stream_options": {"include_usage": true},
+    });
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(n) = request.max_tokens {
+        body["max_tokens"] = json!(n);
+    }
+    if let Some(schema) = &request.json_schema {
+        body["response_format"] = json!({
+            "type": "json_schema",
+            "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true},
+        });
+    }
+    // Thinking switches differ per vendor on this dialect; provider presets add them.
+    body
+}
+
+#[derive(Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    usage: Option<ChunkUsage>,
+    error: Option<ErrorBody>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: Delta,
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct Delta {
+    content: Option<String>,
+    /// DeepSeek, Moonshot, Qwen and others.
+    reasoning_content: Option<String>,
+    /// OpenRouter's name for the same thing.
+    reasoning: Option<String>,
+    tool_calls: Option<Vec<ToolCallDelta>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCallDelta {
+    function: Option<FunctionDelta>,
+}
+
+#[derive(Deserialize)]
+struct FunctionDelta {
+    arguments: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct ChunkUsage {
+    #[serde(default)]
+    prompt_tokens: u64,
+    #[serde(default)]
+    completion_tokens: u64,
+    prompt_tokens_details: Option<PromptDetails>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    cached_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct ErrorBody {
+    #[serde(default)]
+    message: String,
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    code: Option<Value>,
+}
+
+/// Turns the frames of one streamed reply into events. Feed it every frame, then call
+/// [`finish`](Self::finish) when the byte stream closes.
+#[derive(Debug)]
+pub struct OpenAiChatDecoder {
+    provider: String,
+    json_reply: bool,
+    finish_reason: Option<String>,
+    thinking: bool,
+    done: bool,
+}
+
+impl OpenAiChatDecoder {
+    /// `provider` is the display name used in error messages.
+    pub fn new(provider: impl Into<String>) -> OpenAiChatDecoder {
+        OpenAiChatDecoder {
+            provider: provider.into(),
+            json_reply: false,
+            finish_reason: None,
+            thinking: false,
+            done: false,
+        }
+    }
+
+    /// The request asked for a JSON schema: content arrives as [`StreamEvent::JsonDelta`].
+    pub fn expecting_json(mut self) -> OpenAiChatDecoder {
+        self.json_reply = true;
+        self
+    }
+
+    /// Whether the stream has ended (with `Done` or `Error`).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    pub fn decode(&mut self, frame: &SseFrame) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        if self.done {
+            return events;
+        }
+        if frame.is_done_marker() {
+            self.end_thinking(&mut events);
+            self.done = true;
+            events.push(StreamEvent::Done {
+                stop_reason: self.finish_reason.as_deref().map(StopReason::from_openai),
+            });
+            return events;
+        }
+        let chunk: Chunk = match serde_json::from_str(&frame.data) {
+            Ok(chunk) => chunk,
+            Err(e) => {
+                self.done = true;
+                events.push(StreamEvent::Error(ProviderError::MalformedReply {
+                    provider: self.provider.clone(),
+                    detail: format!("a stream chunk is not valid JSON: {e}"),
+                }));
+                return events;
+            }
+        };
+        if let Some(error) = chunk.error {
+            self.done = true;
+            let code = error.code.as_ref().map(|c| match c {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            });
+            events.push(StreamEvent::Error(ProviderError::from_stream_error(
+                &self.provider,
+                &error.message,
+                error.kind.as_deref(),
+                code.as_deref(),
+            )));
+            return events;
+        }
+        for choice in chunk.choices {
+            let delta = choice.delta;
+            if let Some(thought) = delta.reasoning_content.or(delta.reasoning) {
+                if !thought.is_empty() {
+                    self.thinking = true;
+                    events.push(StreamEvent::ThinkingDelta(thought));
+                }
+            }
+            if let Some(text) = delta.content.filter(|t| !t.is_empty()) {
+                self.end_thinking(&mut events);
+                events.push(if self.json_reply {
+                    StreamEvent::JsonDelta(text)
+                } else {
+                    StreamEvent::TextDelta(text)
+                });
+            }
+            for call in delta.tool_calls.into_iter().flatten() {
+                if let Some(args) = call.function.and_then(|f| f.arguments) {
+                    if !args.is_empty() {
+                        self.end_thinking(&mut events);
+                        events.push(StreamEvent::JsonDelta(args));
+                    }
+                }
+            }
+            if choice.finish_reason.is_some() {
+                self.finish_reason = choice.finish_reason;
+            }
+        }
+        if let Some(usage) = chunk.usage {
+            events.push(StreamEvent::Usage {
+                input: usage.prompt_tokens,
+                output: usage.completion_tokens,
+                cached: usage
+                    .prompt_tokens_details
+                    .and_then(|d| d.cached_tokens)
+                    .unwrap_or(0),
+            });
+        }
+        events
+    }
+
+    /// The byte stream closed. Without `[DONE]`, a reply that reported why it finished still
+    /// counts as done (some compatible servers omit the marker); anything else was cut off.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        if self.done {
+            return events;
+        }
+        self.done = true;
+        if self.finish_reason.is_some() {
+            self.end_thinking(&mut events);
+            events.push(StreamEvent::Done {
+                stop_reason: self.finish_reason.as_deref().map(StopReason::from_openai),
+            });
+        } else {
+            events.push(StreamEvent::Error(ProviderError::StreamCut {
+                provider: self.provider.clone(),
+            }));
+        }
+        events
+    }
+
+    fn end_thinking(&mut self, events: &mut Vec<StreamEvent>) {
+        if std::mem::take(&mut self.thinking) {
+            events.push(StreamEvent::ThinkingEnd);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::request::{ChatMessage, JsonSchema};
+    use crate::sse::SseDecoder;
+
+    fn decode_all(transcript: &str, decoder: OpenAiChatDecoder) -> Vec<StreamEvent> {
+        let mut decoder = decoder;
+        let mut sse = SseDecoder::new();
+        let mut frames = sse.push(transcript.as_bytes());
+        frames.extend(sse.finish());
+        let mut events: Vec<StreamEvent> = frames.iter().flat_map(|f| decoder.decode(f)).collect();
+        events.extend(decoder.finish());
+        events
+    }
+
+    fn chunk(delta: &str, finish: &str) -> String {
+        format!(
+            "data: {{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{delta},\"finish_reason\":{finish}}}]}}\n\n"
+        )
+    }
+
+    #[test]
+    fn content_usage_and_finish_reason_become_events() {
+        let events = decode_all(
+            crate::fixtures::OPENAI_TRANSCRIPT,
+            OpenAiChatDecoder::new("OpenRouter"),
+        );
+        assert_eq!(
+            events,
+            [
+                StreamEvent::TextDelta("Plants turn light ".into()),
+                StreamEvent::TextDelta("into sugar — 光合作用 🌱.".into()),
+                StreamEvent::Usage {
+                    input: 42,
+                    output: 9,
+                    cached: 32
+                },
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::EndTurn)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn reasoning_content_streams_as_thinking_then_ends_before_the_answer() {
+        let transcript = [
+            chunk(
+                r#"{"role":"assistant","reasoning_content":"The user asks about "}"#,
+                "null",
+            ),
+            chunk(r#"{"reasoning_content":"chlorophyll."}"#, "null"),
+            chunk(r#"{"content":"Chlorophyll is green."}"#, "null"),
+            chunk("{}", "\"stop\""),
+            "data: [DONE]\n\n".into(),
+        ]
+        .concat();
+        let events = decode_all(&transcript, OpenAiChatDecoder::new("DeepSeek"));
+        assert_eq!(
+            events,
+            [
+                StreamEvent::ThinkingDelta("The user asks about ".into()),
+                StreamEvent::ThinkingDelta("chlorophyll.".into()),
+                StreamEvent::ThinkingEnd,
+                StreamEvent::TextDelta("Chlorophyll is green.".into()),
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::EndTurn)
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn openrouter_reasoning_field_counts_as_thinking() {
+        let transcript = [
+            chunk(r#"{"reasoning":"hmm"}"#, "null"),
+            "data: [DONE]\n\n".into(),
+        ]
+        .concat();
+        let events = decode_all(&transcript, OpenAiChatDecoder::new("OpenRouter"));
+        assert_eq!(
+            events,
+            [
+                StreamEvent::ThinkingDelta("hmm".into()),
+                StreamEvent::ThinkingEnd,
+                StreamEvent::Done { stop_reason: None }
+            ]
+        );
+    }
+
+    #[test]
+    fn requested_json_and_tool_arguments_arrive_as_json_deltas() {
+        let transcript = [
+            chunk(r#"{"content":"{\"next_agent\":"}"#, "null"),
+            chunk(r#"{"content":"\"mia\"}"}"#, "\"stop\""),
+            "data: [DONE]\n\n".into(),
+        ]
+        .concat();
+        let events = decode_all(
+            &transcript,
+            OpenAiChatDecoder::new("OpenAI").expecting_json(),
+        );
+        assert_eq!(events[0], StreamEvent::JsonDelta("{\"next_agent\":".into()));
+        let tools = [
+            chunk(r#"{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"decide","arguments":""}}]}"#, "null"),
+            chunk(r#"{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]}"#, "\"tool_calls\""),
+            "data: [DONE]\n\n".into(),
+        ]
+        .concat();
+        assert_eq!(
+            decode_all(&tools, OpenAiChatDecoder::new("OpenAI")),
+            [
+                StreamEvent::JsonDelta("{\"a\":1}".into()),
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::ToolUse)
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn an_error_object_mid_stream_ends_the_stream_with_an_error() {
+        let transcript = [
+            chunk(r#"{"content":"Par"}"#, "null"),
+            "data: {\"error\":{\"message\":\"Rate limit reached for gpt-4o-mini\",\"type\":\"requests\",\"code\":\"rate_limit_exceeded\"}}\n\n".into(),
+            chunk(r#"{"content":"ignored"}"#, "null"),
+        ]
+        .concat();
+        let events = decode_all(&transcript, OpenAiChatDecoder::new("OpenAI"));
+        assert_eq!(events.len(), 2, "{events:?}");
+        assert!(matches!(
+            events[1],
+            StreamEvent::Error(ProviderError::RateLimited { .. })
+        ));
+    }
+
+    #[test]
+    fn a_stream_that_closes_before_finishing_is_reported_cut() {
+        let transcript = chunk(r#"{"content":"Half a sen"}"#, "null");
+        let events = decode_all(&transcript, OpenAiChatDecoder::new("Groq"));
+        assert_eq!(
+            events.last(),
+            Some(&StreamEvent::Error(ProviderError::StreamCut {
+                provider: "Groq".into()
+            }))
+        );
+    }
+
+    #[test]
+    fn a_finished_reply_without_the_done_marker_still_completes() {
+        let transcript = chunk(r#"{"content":"Done."}"#, "\"length\"");
+        let events = decode_all(&transcript, OpenAiChatDecoder::new("Ollama"));
+        assert_eq!(
+            events.last(),
+            Some(&StreamEvent::Done {
+                stop_reason: Some(StopReason::MaxTokens)
+            })
+        );
+    }
+
+    #[test]
+    fn a_chunk_that_is_not_json_is_a_malformed_reply() {
+        let events = decode_all("data: {oops\n\n", OpenAiChatDecoder::new("X"));
+        assert!(matches!(
+            events.as_slice(),
+            [StreamEvent::Error(ProviderError::MalformedReply { .. })]
+        ));
+    }
+
+    #[test]
+    fn request_body_has_system_first_streaming_usage_and_the_schema() {
+        let mut request = ChatRequest::new(
+            "You are the director.",
+            vec![ChatMessage::user("Who speaks next?")],
+        );
+        request.temperature = Some(0.0);
+        request.max_tokens = Some(64);
+        request.json_schema = Some(JsonSchema {
+            name: "director_decision".into(),
+            schema: json!({"type": "object"}),
+        });
+        let body = request_body(&request, "gpt-4o-mini");
+        assert_eq!(body["model"], "gpt-4o-mini");
+        assert_eq!(body["messages"][0]["role"], "system");
+        assert_eq!(body["messages"][1]["content"], "Who speaks next?");
+        assert_eq!(body["stream"], true);
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(body["max_tokens"], 64);
+        assert_eq!(
+            body["response_format"]["json_schema"]["name"],
+            "director_decision"
+        );
+    }
+}
