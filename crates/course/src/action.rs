@@ -150,13 +150,14 @@ action_dsl! {
     WidgetSetState => "widget_set_state",
 }
 
-/// Serializes a known action as `{"type": name, ...fields}` with the type first.
+/// Serializes a tagged value (an action, a slide element) as `{"type": name, ...fields}` with the
+/// type first.
 #[derive(Serialize)]
-struct Tagged<'a, T: Serialize> {
+pub(crate) struct Tagged<'a, T: Serialize> {
     #[serde(rename = "type")]
-    type_name: &'static str,
+    pub(crate) type_name: &'static str,
     #[serde(flatten)]
-    fields: &'a T,
+    pub(crate) fields: &'a T,
 }
 
 impl ActionKind {
@@ -481,8 +482,22 @@ pub struct Discussion {
     pub prompt: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub agent_id: Option<String>,
+    /// A scripted discussion, played turn by turn when no AI provider is configured (offline, an
+    /// LMS page without a key). With a provider the agents discuss live and this is not used.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub recording: Vec<RecordedTurn>,
 }
 
+/// One turn of a recorded discussion: what one agent says.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedTurn {
+    /// The id of a course agent.
+    pub speaker: String,
+    pub text: String,
+}
+
+/// Draw attention to `target` (a CSS selector inside the widget page), with an optional note.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WidgetHighlight {
@@ -492,6 +507,7 @@ pub struct WidgetHighlight {
     pub content: Option<String>,
 }
 
+/// Attach the note `content` to `target` (a CSS selector inside the widget page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WidgetAnnotation {
@@ -501,6 +517,7 @@ pub struct WidgetAnnotation {
     pub content: Option<String>,
 }
 
+/// Show the hidden part `target` (a CSS selector inside the widget page).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WidgetReveal {
@@ -510,6 +527,8 @@ pub struct WidgetReveal {
     pub content: Option<String>,
 }
 
+/// Replace keys of the widget's state (see [`crate::widget`]); `content` is a note for the
+/// learner, not sent to the widget.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct WidgetSetState {
@@ -556,6 +575,9 @@ pub mod defaults {
     }
     pub fn code_height() -> f64 {
         300.0
+    }
+    pub fn yes() -> bool {
+        true
     }
 }
 

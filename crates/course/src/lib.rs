@@ -1,7 +1,8 @@
 //! The course: Aula's data and its file format. A [`Course`] holds its agents and its scenes
 //! (slide, quiz, interactive, project); each scene has a script of [`Action`]s. This crate owns
 //! the versioned JSON format, its validation, the one definition of which actions block
-//! ([`Action::is_fire_and_forget`]) and the one table of playback durations ([`durations`]).
+//! ([`Action::is_fire_and_forget`]), the one table of playback durations ([`durations`]) and the
+//! message contract with interactive pages ([`widget`]).
 //!
 //! It is plain data with serde and must never depend on a browser type (web-sys, leptos, gloo,
 //! wasm-bindgen), an async runtime, or any other Aula crate: every other crate depends on it.
@@ -11,14 +12,19 @@ pub mod agent;
 pub mod durations;
 pub mod scene;
 mod validate;
+pub mod widget;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-pub use action::{Action, ActionKind};
+pub use action::{Action, ActionKind, RecordedTurn};
 pub use agent::{default_agents, AgentProfile, AgentRole, AgentVoice};
-pub use scene::{Scene, SceneContent, SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH};
-pub use validate::{limits, ValidationIssue};
+pub use scene::{
+    Frame, ProjectAgent, ProjectBriefing, ProjectConfig, ProjectIssue, Scene, SceneContent,
+    SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH,
+};
+pub use validate::{is_color, limits, ValidationIssue, NAMED_COLORS};
+pub use widget::{FromWidget, ToWidget, WidgetKind, WidgetMessageError};
 
 /// The course file format this version writes and the newest it reads.
 pub const FORMAT_VERSION: u32 = 1;
@@ -85,8 +91,8 @@ fn unreadable(e: serde_json::Error) -> CourseLoadError {
 }
 
 impl Course {
-    /// Parses a course file strictly (unknown fields are errors, unknown action types are kept)
-    /// and validates it.
+    /// Parses a course file strictly (unknown fields and unknown slide element types are errors;
+    /// unknown action types are kept) and validates it.
     pub fn from_json(text: &str) -> Result<Course, CourseLoadError> {
         if text.len() > MAX_COURSE_JSON_BYTES {
             return Err(CourseLoadError::TooLarge {

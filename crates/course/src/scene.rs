@@ -1,9 +1,12 @@
 //! Scenes and what they show: slides with positioned elements, quizzes, interactive pages and
-//! project briefings.
+//! projects.
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::Value;
 
-use crate::action::Action;
+use crate::action::{defaults, Action, ChartData, ChartKind, LineEnd, LineStyle, Tagged};
+use crate::widget::WidgetKind;
 
 /// Slide and whiteboard coordinates run from (0, 0) at the top left to this size: 16:9.
 pub const CANVAS_WIDTH: f64 = 1000.0;
@@ -44,6 +47,7 @@ impl SceneContent {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Slide {
+    /// The background colour (see [`crate::is_color`]); the theme's when absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub background: Option<String>,
     /// In paint order: later elements are drawn on top.
@@ -65,31 +69,122 @@ pub struct Frame {
     pub height: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
-pub enum SlideElement {
-    Text(TextElement),
-    Image(ImageElement),
-    Shape(ShapeElement),
-    Video(VideoElement),
+impl Frame {
+    /// The middle of the frame, where a laser dot lands.
+    pub fn center(&self) -> (f64, f64) {
+        (self.left + self.width / 2.0, self.top + self.height / 2.0)
+    }
+
+    /// Whether any part of the frame is on the 1000 × 562.5 canvas (a frame entirely off it can
+    /// never be seen).
+    pub fn overlaps_canvas(&self) -> bool {
+        self.left < CANVAS_WIDTH
+            && self.left + self.width > 0.0
+            && self.top < CANVAS_HEIGHT
+            && self.top + self.height > 0.0
+    }
+}
+
+/// Declares the slide element kinds once: the enum, each kind's `"type"` name, and the
+/// (de)serialization that maps between them.
+macro_rules! slide_elements {
+    ($( $(#[$doc:meta])* $variant:ident($element:ident) => $name:literal ),* $(,)?) => {
+        /// One thing drawn on a slide. Serialized as a JSON object tagged by `"type"`. Unlike
+        /// actions, an element type this version does not know is an error: a slide missing an
+        /// element would be shown wrongly, not just played partly.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum SlideElement {
+            $( $(#[$doc])* $variant($element), )*
+        }
+
+        impl SlideElement {
+            /// Every element `"type"`, in declaration order.
+            pub const KINDS: &'static [&'static str] = &[$($name),*];
+
+            /// The `"type"` string of this element.
+            pub fn kind_name(&self) -> &'static str {
+                match self {
+                    $( SlideElement::$variant(_) => $name, )*
+                }
+            }
+
+            /// The id that spotlight, laser and play_video actions target.
+            pub fn id(&self) -> &str {
+                match self {
+                    $( SlideElement::$variant(e) => &e.id, )*
+                }
+            }
+        }
+
+        impl Serialize for SlideElement {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                match self {
+                    $( SlideElement::$variant(e) => Tagged { type_name: $name, fields: e }.serialize(serializer), )*
+                }
+            }
+        }
+
+        impl<'de> Deserialize<'de> for SlideElement {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                let raw = Value::deserialize(deserializer)?;
+                let Value::Object(mut fields) = raw else {
+                    return Err(D::Error::custom("a slide element must be a JSON object with a \"type\""));
+                };
+                let type_name = match fields.remove("type") {
+                    Some(Value::String(name)) => name,
+                    Some(_) => return Err(D::Error::custom("a slide element's \"type\" must be a string")),
+                    None => return Err(D::Error::custom("a slide element needs a \"type\" field")),
+                };
+                let fields = Value::Object(fields);
+                let bad = |e: serde_json::Error| {
+                    D::Error::custom(format!("in a `{type_name}` element: {e}"))
+                };
+                match type_name.as_str() {
+                    $( $name => serde_json::from_value(fields).map(SlideElement::$variant).map_err(bad), )*
+                    _ => Err(D::Error::custom(format!(
+                        "this version of Aula has no slide element of type `{type_name}` (it knows {}); \
+                         replace that element, or open the course in a newer Aula",
+                        SlideElement::KINDS.join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+slide_elements! {
+    /// Rich text, written in Markdown.
+    Text(TextElement) => "text",
+    Image(ImageElement) => "image",
+    /// A filled basic shape, optionally with text inside.
+    Shape(ShapeElement) => "shape",
+    /// A video, started by a `play_video` action.
+    Video(VideoElement) => "video",
+    /// A straight line or arrow between two points.
+    Line(LineElement) => "line",
+    Chart(ChartElement) => "chart",
+    Table(TableElement) => "table",
+    /// A formula, typeset from LaTeX.
+    Latex(LatexElement) => "latex",
+    /// A block of source code.
+    Code(CodeElement) => "code",
 }
 
 impl SlideElement {
-    pub fn id(&self) -> &str {
-        match self {
-            SlideElement::Text(e) => &e.id,
-            SlideElement::Image(e) => &e.id,
-            SlideElement::Shape(e) => &e.id,
-            SlideElement::Video(e) => &e.id,
-        }
-    }
-
+    /// Where the element sits: what spotlight and laser aim at. A line's frame is the bounding box
+    /// of its stroke (its end points widened by half the line width on every side), so even a
+    /// horizontal line has a height.
     pub fn frame(&self) -> Frame {
         let (left, top, width, height) = match self {
             SlideElement::Text(e) => (e.left, e.top, e.width, e.height),
             SlideElement::Image(e) => (e.left, e.top, e.width, e.height),
             SlideElement::Shape(e) => (e.left, e.top, e.width, e.height),
             SlideElement::Video(e) => (e.left, e.top, e.width, e.height),
+            SlideElement::Chart(e) => (e.left, e.top, e.width, e.height),
+            SlideElement::Table(e) => (e.left, e.top, e.width, e.height),
+            SlideElement::Latex(e) => (e.left, e.top, e.width, e.height),
+            SlideElement::Code(e) => (e.left, e.top, e.width, e.height),
+            SlideElement::Line(e) => return line_frame(e.start, e.end, e.width),
         };
         Frame {
             left,
@@ -100,7 +195,31 @@ impl SlideElement {
     }
 }
 
-/// Rich text; `html` uses a small subset (p, span, strong, em, u, h1–h6, inline styles).
+/// The bounding box of a stroke from `start` to `end`, `width` thick.
+pub(crate) fn line_frame(start: [f64; 2], end: [f64; 2], width: f64) -> Frame {
+    let half = width.max(0.0) / 2.0;
+    let left = start[0].min(end[0]) - half;
+    let top = start[1].min(end[1]) - half;
+    Frame {
+        left,
+        top,
+        width: (start[0] - end[0]).abs() + 2.0 * half,
+        height: (start[1] - end[1]).abs() + 2.0 * half,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TextAlign {
+    #[default]
+    Left,
+    Center,
+    Right,
+}
+
+/// Rich text as Markdown (CommonMark with tables and strikethrough). Raw HTML inside it is never
+/// interpreted: the renderer shows `<b>` as the literal text `<b>`, so a course file cannot inject
+/// markup into the page. Use `**bold**`, not `<b>bold</b>`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TextElement {
@@ -109,9 +228,14 @@ pub struct TextElement {
     pub top: f64,
     pub width: f64,
     pub height: f64,
-    pub html: String,
+    pub markdown: String,
+    /// In canvas units; the theme's body size when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub font_size: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub color: Option<String>,
+    #[serde(default)]
+    pub align: TextAlign,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -148,6 +272,7 @@ pub struct ShapeElement {
     pub width: f64,
     pub height: f64,
     pub shape: ShapeKind,
+    /// A colour (see [`crate::is_color`]).
     pub fill: String,
     /// Text written inside the shape.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,6 +290,86 @@ pub struct VideoElement {
     pub src: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub poster: Option<String>,
+}
+
+/// A line from `start` to `end` (each `[x, y]` in canvas units); the same styles as the
+/// whiteboard's `wb_draw_line`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LineElement {
+    pub id: String,
+    pub start: [f64; 2],
+    pub end: [f64; 2],
+    #[serde(default = "defaults::ink")]
+    pub color: String,
+    /// The stroke width, in canvas units.
+    #[serde(default = "defaults::line_width")]
+    pub width: f64,
+    #[serde(default)]
+    pub style: LineStyle,
+    /// The start and end caps.
+    #[serde(default)]
+    pub ends: [LineEnd; 2],
+}
+
+/// A chart; `data` works as on the whiteboard's `wb_draw_chart`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChartElement {
+    pub id: String,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    pub chart_type: ChartKind,
+    pub data: ChartData,
+    /// Series colours in order; the theme's when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub colors: Vec<String>,
+}
+
+/// A table of plain-text cells; every row has the same number of cells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableElement {
+    pub id: String,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    pub rows: Vec<Vec<String>>,
+    /// Whether `rows[0]` is a header row.
+    #[serde(default = "defaults::yes")]
+    pub header: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LatexElement {
+    pub id: String,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    pub latex: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub color: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeElement {
+    pub id: String,
+    pub left: f64,
+    pub top: f64,
+    pub width: f64,
+    pub height: f64,
+    /// For highlighting, e.g. `python`, `rust`.
+    pub language: String,
+    /// Lines separated by `\n`.
+    pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_name: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -219,7 +424,8 @@ pub struct SingleChoice {
     pub answer: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<String>,
-    #[serde(default = "one_point")]
+    /// Whole points, 0 or more; a 0-point question is practice and does not count.
+    #[serde(default = "one_point", deserialize_with = "whole_points")]
     pub points: u32,
 }
 
@@ -233,7 +439,8 @@ pub struct MultipleChoice {
     pub answers: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<String>,
-    #[serde(default = "one_point")]
+    /// Whole points, 0 or more; a 0-point question is practice and does not count.
+    #[serde(default = "one_point", deserialize_with = "whole_points")]
     pub points: u32,
 }
 
@@ -246,7 +453,8 @@ pub struct ShortAnswer {
     pub reference_answer: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub explanation: Option<String>,
-    #[serde(default = "one_point")]
+    /// Whole points, 0 or more; a 0-point question is practice and does not count.
+    #[serde(default = "one_point", deserialize_with = "whole_points")]
     pub points: u32,
 }
 
@@ -254,18 +462,183 @@ fn one_point() -> u32 {
     1
 }
 
-/// A self-contained HTML page, run in a sandboxed frame without same-origin access.
+/// Reads `points` with a message a course author understands, instead of "expected u32".
+fn whole_points<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Error> {
+    let value = Value::deserialize(deserializer)?;
+    let whole = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0)
+            .map(|f| f as u64)
+    });
+    whole.and_then(|n| u32::try_from(n).ok()).ok_or_else(|| {
+        D::Error::custom(format!(
+            "a question's `points` must be a whole number, 0 or more; found {value}"
+        ))
+    })
+}
+
+/// A self-contained HTML page, run in an iframe with `sandbox="allow-scripts"` (no same-origin
+/// access) and driven through the messages of [`crate::widget`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Interactive {
     pub html: String,
+    /// What kind of widget the page is, when it was generated as one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub widget: Option<WidgetKind>,
 }
 
-/// A project the learner works on with the agents.
+/// A project the learner works on with the agents (the `pbl` scene).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProjectBriefing {
+    /// The task as the learner first reads it.
     pub briefing: String,
+    /// What the learner should be able to do by the end.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub objectives: Vec<String>,
+    /// The project team and its issue board; absent for a briefing-only project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub project: Option<ProjectConfig>,
+}
+
+/// A project as generated: its team and its issue board. The file holds the starting point; the
+/// player shows it and never writes it back (progress through a session lives in the session).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectConfig {
+    pub title: String,
+    /// The background the team works from, beyond the briefing.
+    #[serde(default)]
+    pub description: String,
+    /// The project's roles; names are unique, and issues name their owner by it.
+    pub agents: Vec<ProjectAgent>,
+    /// The issue board, in working order.
+    #[serde(default)]
+    pub issues: Vec<ProjectIssue>,
+}
+
+/// One role in the project team (not a course agent: these exist only inside the project).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectAgent {
+    pub name: String,
+    /// The part they play, e.g. `Botanist` or `Project manager`.
+    pub role: String,
+    /// How they think and talk; goes into their prompt.
+    pub persona: String,
+}
+
+/// One task on the project's issue board.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectIssue {
+    pub id: String,
+    pub title: String,
+    #[serde(default)]
+    pub description: String,
+    /// The `name` of the project agent in charge of it.
+    pub owner: String,
+    #[serde(default)]
+    pub done: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn line(start: [f64; 2], end: [f64; 2], width: f64) -> SlideElement {
+        SlideElement::Line(LineElement {
+            id: "arrow".into(),
+            start,
+            end,
+            color: defaults::ink(),
+            width,
+            style: LineStyle::Solid,
+            ends: [LineEnd::Plain, LineEnd::Arrow],
+        })
+    }
+
+    #[test]
+    fn a_lines_frame_is_the_bounding_box_of_its_stroke() {
+        let diagonal = line([700.0, 270.0], [500.0, 330.0], 4.0).frame();
+        assert_eq!(
+            diagonal,
+            Frame {
+                left: 498.0,
+                top: 268.0,
+                width: 204.0,
+                height: 64.0
+            }
+        );
+        assert_eq!(diagonal.center(), (600.0, 300.0));
+        let horizontal = line([100.0, 50.0], [300.0, 50.0], 2.0).frame();
+        assert_eq!(horizontal.height, 2.0, "a flat line still has a height");
+    }
+
+    #[test]
+    fn frames_overlap_the_canvas_unless_entirely_beside_it() {
+        let frame = |left, top| Frame {
+            left,
+            top,
+            width: 100.0,
+            height: 50.0,
+        };
+        assert!(frame(950.0, 540.0).overlaps_canvas());
+        assert!(frame(-60.0, -20.0).overlaps_canvas());
+        assert!(!frame(1000.0, 100.0).overlaps_canvas());
+        assert!(!frame(100.0, -50.0).overlaps_canvas());
+    }
+
+    #[test]
+    fn element_kind_names_are_their_file_names_and_come_first() {
+        let element = line([0.0, 0.0], [10.0, 10.0], 2.0);
+        assert_eq!(element.kind_name(), "line");
+        assert!(SlideElement::KINDS.contains(&"line"));
+        let text = serde_json::to_string(&element).unwrap();
+        assert!(text.starts_with(r#"{"type":"line","id":"arrow""#), "{text}");
+        let back: SlideElement = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, element);
+    }
+
+    #[test]
+    fn defaults_fill_an_element_written_with_only_its_required_fields() {
+        let table: SlideElement = serde_json::from_value(json!({
+            "type": "table", "id": "t", "left": 0, "top": 0, "width": 100, "height": 50,
+            "rows": [["a"]]
+        }))
+        .unwrap();
+        let SlideElement::Table(table) = table else {
+            panic!("not a table")
+        };
+        assert!(table.header);
+        let text: SlideElement = serde_json::from_value(json!({
+            "type": "text", "id": "t", "left": 0, "top": 0, "width": 100, "height": 50,
+            "markdown": "Hi"
+        }))
+        .unwrap();
+        let SlideElement::Text(text) = text else {
+            panic!("not a text")
+        };
+        assert_eq!(
+            (text.align, text.font_size, text.color),
+            (TextAlign::Left, None, None)
+        );
+    }
+
+    #[test]
+    fn an_element_that_is_not_a_tagged_object_is_rejected() {
+        for (bad, says) in [
+            (json!(["text"]), "JSON object"),
+            (json!({"id": "x"}), "needs a \"type\""),
+            (json!({"type": 7, "id": "x"}), "must be a string"),
+        ] {
+            let err = serde_json::from_value::<SlideElement>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains(says), "{err}");
+        }
+    }
 }

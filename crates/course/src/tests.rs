@@ -1,10 +1,13 @@
 //! Validation rules and load errors, each pinned by a small course that breaks exactly one rule.
 
 use super::*;
-use crate::action::{Discussion, Laser, PlayVideo, Speech, Spotlight, WbDrawTable, WbEditCode};
+use crate::action::{
+    ChartData, ChartKind, Discussion, Laser, PlayVideo, Speech, Spotlight, WbDrawChart,
+    WbDrawTable, WbEditCode,
+};
 use crate::scene::{
-    Interactive, MultipleChoice, Quiz, QuizOption, QuizQuestion, SingleChoice, Slide, TextElement,
-    VideoElement,
+    Interactive, MultipleChoice, Quiz, QuizOption, QuizQuestion, SingleChoice, Slide, TextAlign,
+    TextElement, VideoElement,
 };
 
 fn speech(id: &str, text: &str, speaker: Option<&str>) -> Action {
@@ -23,8 +26,10 @@ fn text_box(id: &str, left: f64, top: f64, width: f64, height: f64) -> SlideElem
         top,
         width,
         height,
-        html: "<p>Light is energy</p>".into(),
+        markdown: "Light is **energy**".into(),
+        font_size: None,
         color: None,
+        align: TextAlign::Left,
     })
 }
 
@@ -138,6 +143,7 @@ fn discussion_started_by_an_unknown_agent_is_reported() {
         topic: "Do plants breathe at night?".into(),
         prompt: None,
         agent_id: Some("nobody".into()),
+        recording: vec![],
     }));
     assert_eq!(paths(&c), ["scenes[0].actions[2].agent_id"]);
 }
@@ -269,7 +275,7 @@ fn multiple_choice_answers_must_exist_and_not_repeat() {
 }
 
 #[test]
-fn quiz_questions_need_two_distinct_options_and_points() {
+fn quiz_questions_need_two_distinct_options_but_may_be_worth_no_points() {
     let mut c = course();
     let mut q = single("a");
     if let QuizQuestion::Single(s) = &mut q {
@@ -277,13 +283,7 @@ fn quiz_questions_need_two_distinct_options_and_points() {
         s.points = 0;
     }
     c.scenes.push(quiz_scene(vec![q]));
-    assert_eq!(
-        paths(&c),
-        [
-            "scenes[1].content.questions[0].points",
-            "scenes[1].content.questions[0].options[1].id"
-        ]
-    );
+    assert_eq!(paths(&c), ["scenes[1].content.questions[0].options[1].id"]);
     c.scenes[1] = quiz_scene(vec![]);
     assert_eq!(paths(&c), ["scenes[1].content.questions"]);
 }
@@ -333,12 +333,15 @@ fn play_video_must_target_a_video() {
 }
 
 #[test]
-fn slide_element_outside_the_canvas_is_reported() {
+fn slide_element_entirely_off_the_canvas_is_reported_but_one_sticking_out_is_not() {
     let mut c = course();
     if let SceneContent::Slide(slide) = &mut c.scenes[0].content {
         slide
             .elements
-            .push(text_box("wide", 600.0, 40.0, 500.0, 50.0));
+            .push(text_box("bleeds", 600.0, 40.0, 500.0, 50.0));
+        slide
+            .elements
+            .push(text_box("gone", 1200.0, 40.0, 100.0, 50.0));
         slide
             .elements
             .push(text_box("nan", f64::NAN, 40.0, 5.0, 5.0));
@@ -346,8 +349,8 @@ fn slide_element_outside_the_canvas_is_reported() {
     assert_eq!(
         paths(&c),
         [
-            "scenes[0].content.elements[2]",
-            "scenes[0].content.elements[3]"
+            "scenes[0].content.elements[3]",
+            "scenes[0].content.elements[4]"
         ]
     );
 }
@@ -364,7 +367,29 @@ fn ragged_whiteboard_table_is_reported() {
         height: 100.0,
         data: vec![vec!["In".into(), "Out".into()], vec!["CO2".into()]],
     }));
-    assert_eq!(paths(&c), ["scenes[0].actions[2].data"]);
+    assert_eq!(paths(&c), ["scenes[0].actions[2].data[1]"]);
+}
+
+#[test]
+fn non_finite_chart_value_is_reported() {
+    // JSON cannot hold NaN, but a course built in memory (by generation) can.
+    let mut c = course();
+    c.scenes[0].actions.push(Action::WbDrawChart(WbDrawChart {
+        id: "ch".into(),
+        element_id: None,
+        chart_type: ChartKind::Bar,
+        x: 100.0,
+        y: 100.0,
+        width: 300.0,
+        height: 200.0,
+        data: ChartData {
+            labels: vec!["Day".into(), "Night".into()],
+            legends: vec![],
+            series: vec![vec![10.0, f64::NAN]],
+        },
+        theme_colors: vec![],
+    }));
+    assert_eq!(paths(&c), ["scenes[0].actions[2].data.series[0]"]);
 }
 
 #[test]
@@ -395,6 +420,7 @@ fn widget_action_outside_an_interactive_scene_is_reported() {
         title: "Try it".into(),
         content: SceneContent::Interactive(Interactive {
             html: "<p>lab</p>".into(),
+            widget: None,
         }),
         actions: vec![widget],
     });

@@ -1,6 +1,7 @@
-//! A real-looking course with every scene kind and every action survives a load and a save.
+//! A real-looking course with every scene kind, every slide element kind and every action kind
+//! survives a load and a save.
 
-use aula_course::{Action, ActionKind, Course, SceneContent};
+use aula_course::{Action, ActionKind, Course, SceneContent, SlideElement, WidgetKind};
 use serde_json::Value;
 
 const FIXTURE: &str = include_str!("fixtures/photosynthesis.json");
@@ -25,7 +26,7 @@ fn numbers_as_floats(value: Value) -> Value {
 #[test]
 fn fixture_course_loads_and_validates() {
     let course = Course::from_json(FIXTURE).unwrap();
-    assert_eq!(course.scenes.len(), 5);
+    assert_eq!(course.scenes.len(), 6);
     assert_eq!(course.teacher().map(|t| t.id.as_str()), Some("teacher"));
 }
 
@@ -53,7 +54,64 @@ fn fixture_covers_every_scene_kind_and_every_action_kind() {
             kind.as_str()
         );
     }
-    assert!(matches!(course.scenes[3].content, SceneContent::Quiz(_)));
+    assert!(matches!(course.scenes[4].content, SceneContent::Quiz(_)));
+}
+
+#[test]
+fn fixture_covers_every_slide_element_kind() {
+    let course = Course::from_json(FIXTURE).unwrap();
+    let used: Vec<&str> = course
+        .scenes
+        .iter()
+        .filter_map(|s| match &s.content {
+            SceneContent::Slide(slide) => Some(slide.elements.iter().map(SlideElement::kind_name)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    for kind in SlideElement::KINDS {
+        assert!(used.contains(kind), "the fixture has no `{kind}` element");
+    }
+}
+
+#[test]
+fn fixture_carries_a_recorded_discussion_a_widget_kind_and_a_project_team() {
+    let course = Course::from_json(FIXTURE).unwrap();
+    let recorded = course
+        .scenes
+        .iter()
+        .flat_map(|s| &s.actions)
+        .find_map(|a| match a {
+            Action::Discussion(d) if !d.recording.is_empty() => Some(d),
+            _ => None,
+        })
+        .expect("a discussion with a recording");
+    assert_eq!(recorded.recording[0].speaker, "mia");
+
+    let widgets: Vec<_> = course
+        .scenes
+        .iter()
+        .filter_map(|s| match &s.content {
+            SceneContent::Interactive(page) => page.widget,
+            _ => None,
+        })
+        .collect();
+    assert_eq!(widgets, [WidgetKind::Simulation]);
+
+    let project = course
+        .scenes
+        .iter()
+        .find_map(|s| match &s.content {
+            SceneContent::Pbl(p) => p.project.as_ref(),
+            _ => None,
+        })
+        .expect("a project with a team");
+    assert_eq!(project.agents.len(), 3);
+    assert_eq!(
+        project.issues.iter().filter(|i| i.done).count(),
+        1,
+        "{project:?}"
+    );
 }
 
 #[test]
