@@ -17,6 +17,7 @@ pub const CORE_CRATES: &[&str] = &[
     "aula-generation",
     "aula-storage",
     "aula-export",
+    "aula-render",
 ];
 
 const BROWSER_STACK: &[&str] = &["web-sys", "js-sys", "wasm-bindgen", "leptos", "gloo"];
