@@ -44,11 +44,29 @@ impl Segment {
     }
 }
 
-/// The whiteboard as far as timing cares: is it open, and how many elements are on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// The whiteboard as far as timing cares: is it open, and which elements are on it (by id, so a
+/// redraw of the same element or a delete of a missing one does not miscount a clear's cascade).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct BoardState {
     pub open: bool,
-    pub elements: usize,
+    pub elements: Vec<String>,
+}
+
+/// The id of the whiteboard element a `wb_draw_*` action puts on the board: its `element_id`,
+/// or the action's own id when it names none (action ids are unique in a course). `None` for
+/// every other action. The player names its board items by this same rule.
+pub fn drawn_element_id(action: &Action) -> Option<&str> {
+    let element_id = match action {
+        Action::WbDrawText(a) => &a.element_id,
+        Action::WbDrawShape(a) => &a.element_id,
+        Action::WbDrawChart(a) => &a.element_id,
+        Action::WbDrawLatex(a) => &a.element_id,
+        Action::WbDrawTable(a) => &a.element_id,
+        Action::WbDrawLine(a) => &a.element_id,
+        Action::WbDrawCode(a) => &a.element_id,
+        _ => return None,
+    };
+    Some(element_id.as_deref().unwrap_or(action.id()))
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -61,24 +79,41 @@ pub struct Timeline {
     pub board_after: BoardState,
 }
 
-/// Real lengths of media the table cannot know: a speech's audio clip, a video.
+impl Timeline {
+    /// The blocking segment playing at `ms`: the one with `start_ms <= ms < end_ms`. `None` at or
+    /// past the end. Zero-length segments are instants, never "playing". A binary search, so a
+    /// seek bar can ask on every frame.
+    pub fn segment_at(&self, ms: u64) -> Option<usize> {
+        // Blocking segments tile [0, total_ms) in script order, so the last one starting by `ms`
+        // with any length is the one; fire-and-forget and zero-length ones sit between them.
+        let started = self.segments.partition_point(|s| s.start_ms <= ms);
+        self.segments[..started]
+            .iter()
+            .rposition(|s| s.blocking && s.duration_ms > 0)
+            .filter(|&i| self.segments[i].end_ms() > ms)
+    }
+}
+
+/// Lengths the durations table cannot know: a speech's audio clip, a video, a discussion the
+/// player will skip. A known length replaces the table's for any blocking action (a video's is
+/// still capped at `MAX_VIDEO_WAIT_MS`); fire-and-forget actions never take cursor time.
 pub trait KnownDurations {
-    /// The real length of this action's media in ms at 1× speed, if known.
-    fn media_ms(&self, action: &Action) -> Option<u64>;
+    /// The real length of this action in ms at 1× speed, if known.
+    fn known_ms(&self, action: &Action) -> Option<u64>;
 }
 
 /// Nothing is known: speech uses the reading-time estimate, videos take 0.
 pub struct NoKnownDurations;
 
 impl KnownDurations for NoKnownDurations {
-    fn media_ms(&self, _: &Action) -> Option<u64> {
+    fn known_ms(&self, _: &Action) -> Option<u64> {
         None
     }
 }
 
 /// Lengths keyed by action id.
 impl KnownDurations for HashMap<String, u64> {
-    fn media_ms(&self, action: &Action) -> Option<u64> {
+    fn known_ms(&self, action: &Action) -> Option<u64> {
         self.get(action.id()).copied()
     }
 }
@@ -87,29 +122,33 @@ impl KnownDurations for HashMap<String, u64> {
 pub struct DurationsFrom<F>(pub F);
 
 impl<F: Fn(&Action) -> Option<u64>> KnownDurations for DurationsFrom<F> {
-    fn media_ms(&self, action: &Action) -> Option<u64> {
+    fn known_ms(&self, action: &Action) -> Option<u64> {
         (self.0)(action)
     }
 }
 
-fn blocking_ms(action: &Action, board: BoardState, known: &dyn KnownDurations) -> u64 {
+fn blocking_ms(action: &Action, board: &BoardState, known: &dyn KnownDurations) -> u64 {
+    let table = || durations::action_ms(action, board.elements.len());
     match action {
-        Action::Speech(_) => known
-            .media_ms(action)
-            .unwrap_or_else(|| durations::action_ms(action, board.elements)),
-        Action::PlayVideo(_) => known.media_ms(action).unwrap_or(0).min(MAX_VIDEO_WAIT_MS),
-        _ => durations::action_ms(action, board.elements),
+        Action::PlayVideo(_) => known.known_ms(action).unwrap_or(0).min(MAX_VIDEO_WAIT_MS),
+        _ => known.known_ms(action).unwrap_or_else(table),
     }
 }
 
-fn apply_to_board(kind: ActionKind, board: &mut BoardState) {
-    match kind {
-        ActionKind::WbOpen => board.open = true,
-        ActionKind::WbClose => board.open = false,
-        ActionKind::WbClear => board.elements = 0,
-        ActionKind::WbDelete => board.elements = board.elements.saturating_sub(1),
-        k if k.draws_on_whiteboard() => board.elements += 1,
-        _ => {}
+fn apply_to_board(action: &Action, board: &mut BoardState) {
+    match action {
+        Action::WbOpen(_) => board.open = true,
+        Action::WbClose(_) => board.open = false,
+        Action::WbClear(_) => board.elements.clear(),
+        Action::WbDelete(d) => board.elements.retain(|id| *id != d.element_id),
+        _ => {
+            if let Some(id) = drawn_element_id(action) {
+                // A redraw of an element already on the board replaces it.
+                if !board.elements.iter().any(|e| e == id) {
+                    board.elements.push(id.to_string());
+                }
+            }
+        }
     }
 }
 
@@ -125,7 +164,7 @@ pub fn resolve(actions: &[Action], board: BoardState, known: &dyn KnownDurations
             let open = Action::WbOpen(WbOpen {
                 id: IMPLICIT_WB_OPEN_ID.into(),
             });
-            let duration_ms = blocking_ms(&open, board, known);
+            let duration_ms = blocking_ms(&open, &board, known);
             segments.push(Segment {
                 source: SegmentSource::ImplicitWhiteboardOpen { before: index },
                 action: open,
@@ -139,7 +178,7 @@ pub fn resolve(actions: &[Action], board: BoardState, known: &dyn KnownDurations
 
         let blocking = !action.is_fire_and_forget();
         let duration_ms = if blocking {
-            blocking_ms(action, board, known)
+            blocking_ms(action, &board, known)
         } else {
             0 // effects get their lifetime below, once the scene's length is known
         };
@@ -153,8 +192,8 @@ pub fn resolve(actions: &[Action], board: BoardState, known: &dyn KnownDurations
         if blocking {
             cursor += duration_ms;
         }
-        if let Some(kind) = kind {
-            apply_to_board(kind, &mut board);
+        if kind.is_some() {
+            apply_to_board(action, &mut board);
         }
     }
 
@@ -199,12 +238,12 @@ fn set_effect_lifetimes(segments: &mut [Segment], total_ms: u64) {
 mod tests {
     use super::*;
     use aula_course::action::{
-        Discussion, Laser, PlayVideo, Speech, Spotlight, WbClear, WbClose, WbDelete, WbDrawShape,
-        WhiteboardShape,
+        CodeEditOperation, Discussion, Laser, PlayVideo, Speech, Spotlight, WbClear, WbClose,
+        WbDelete, WbDrawCode, WbDrawShape, WbDrawTable, WbDrawText, WbEditCode, WhiteboardShape,
     };
     use aula_course::durations::{
-        reading_time_ms, DISCUSSION_TRIGGER_DELAY_MS, WB_CLOSE_MS, WB_DELETE_MS, WB_DRAW_MS,
-        WB_OPEN_MS,
+        clear_cascade_ms, code_typing_ms, reading_time_ms, DISCUSSION_TRIGGER_DELAY_MS,
+        WB_CLOSE_MS, WB_CODE_MAX_MS, WB_DELETE_MS, WB_DRAW_MS, WB_EDIT_CODE_MS, WB_OPEN_MS,
     };
 
     fn speech(id: &str, words: usize) -> Action {
@@ -389,7 +428,7 @@ mod tests {
         assert_eq!(spans(&t), [("o", 0, 2000), ("d1", 2000, 2800)]);
         let already_open = BoardState {
             open: true,
-            elements: 0,
+            elements: vec![],
         };
         let t = resolve(&[shape("d1")], already_open, &NoKnownDurations);
         assert_eq!(spans(&t), [("d1", 0, WB_DRAW_MS)]);
@@ -425,7 +464,7 @@ mod tests {
         // 3 elements: 380 + 3 × 55; the second clear finds an empty board.
         assert_eq!(t.segments[4].duration_ms, 545);
         assert_eq!(t.segments[5].duration_ms, 0);
-        assert_eq!(t.board_after.elements, 0);
+        assert!(t.board_after.elements.is_empty());
     }
 
     #[test]
@@ -435,7 +474,7 @@ mod tests {
             first.board_after,
             BoardState {
                 open: true,
-                elements: 2
+                elements: vec!["d1".into(), "d2".into()]
             }
         );
         let clear = Action::WbClear(WbClear { id: "clr".into() });
@@ -450,6 +489,7 @@ mod tests {
             topic: "Night".into(),
             prompt: None,
             agent_id: None,
+            recording: vec![],
         });
         let t = plain(&[discussion, speech("s", 1)]);
         assert_eq!(
@@ -474,6 +514,187 @@ mod tests {
             !t.board_after.open,
             "an unknown wb_* must not open the board"
         );
+    }
+
+    fn text(id: &str, content: &str) -> Action {
+        Action::WbDrawText(WbDrawText {
+            id: id.into(),
+            element_id: None,
+            content: content.into(),
+            x: 100.0,
+            y: 100.0,
+            width: 400.0,
+            height: 100.0,
+            font_size: 18.0,
+            color: "#333333".into(),
+        })
+    }
+
+    fn code(id: &str, lines: usize) -> Action {
+        Action::WbDrawCode(WbDrawCode {
+            id: id.into(),
+            element_id: None,
+            language: "python".into(),
+            code: vec!["x = 1"; lines].join("\n"),
+            x: 100.0,
+            y: 100.0,
+            width: 500.0,
+            height: 300.0,
+            file_name: None,
+        })
+    }
+
+    fn open_board() -> BoardState {
+        BoardState {
+            open: true,
+            elements: vec![],
+        }
+    }
+
+    #[test]
+    fn code_typing_takes_a_base_plus_a_cost_per_line_up_to_a_cap() {
+        let t = resolve(
+            &[code("k1", 1), code("k4", 4), code("k100", 100)],
+            open_board(),
+            &NoKnownDurations,
+        );
+        let lengths: Vec<u64> = t.segments.iter().map(|s| s.duration_ms).collect();
+        assert_eq!(lengths, [850, 1000, WB_CODE_MAX_MS]);
+        assert_eq!(lengths[1], code_typing_ms("a\nb\nc\nd"));
+    }
+
+    #[test]
+    fn editing_code_takes_its_table_time() {
+        let edit = Action::WbEditCode(WbEditCode {
+            id: "e".into(),
+            element_id: "k1".into(),
+            operation: CodeEditOperation::DeleteLines,
+            line_id: None,
+            line_ids: vec!["L1".into()],
+            content: None,
+        });
+        let t = resolve(&[code("k1", 2), edit], open_board(), &NoKnownDurations);
+        assert_eq!(t.segments[1].duration_ms, WB_EDIT_CODE_MS);
+    }
+
+    #[test]
+    fn drawing_empty_text_or_an_empty_table_takes_no_time() {
+        let empty_table = Action::WbDrawTable(WbDrawTable {
+            id: "tb".into(),
+            element_id: None,
+            x: 0.0,
+            y: 0.0,
+            width: 100.0,
+            height: 100.0,
+            data: vec![vec![]],
+        });
+        let t = resolve(
+            &[text("blank", "   "), empty_table, text("full", "Light")],
+            open_board(),
+            &NoKnownDurations,
+        );
+        assert_eq!(
+            spans(&t),
+            [("blank", 0, 0), ("tb", 0, 0), ("full", 0, WB_DRAW_MS)]
+        );
+        assert!(t.segments.iter().all(|s| s.blocking));
+    }
+
+    #[test]
+    fn an_empty_text_draw_on_a_closed_board_still_waits_for_the_full_open() {
+        let t = plain(&[text("blank", "")]);
+        assert_eq!(
+            spans(&t),
+            [
+                (IMPLICIT_WB_OPEN_ID, 0, WB_OPEN_MS),
+                ("blank", WB_OPEN_MS, WB_OPEN_MS)
+            ]
+        );
+    }
+
+    #[test]
+    fn the_open_or_closed_board_carries_into_the_next_scene() {
+        let first = plain(&[shape("d1")]);
+        let second = resolve(&[shape("d2")], first.board_after.clone(), &NoKnownDurations);
+        assert_eq!(spans(&second), [("d2", 0, WB_DRAW_MS)]);
+        let closed = plain(&[shape("d1"), close("c")]);
+        assert!(!closed.board_after.open);
+        let third = resolve(&[shape("d3")], closed.board_after, &NoKnownDurations);
+        assert_eq!(third.segments[0].action.id(), IMPLICIT_WB_OPEN_ID);
+        assert_eq!(third.board_after.elements, ["d1", "d3"]);
+    }
+
+    #[test]
+    fn a_redraw_or_a_delete_of_a_missing_element_does_not_miscount_the_cascade() {
+        let named = |id: &str, element: &str| match text(id, "Light") {
+            Action::WbDrawText(mut t) => {
+                t.element_id = Some(element.into());
+                Action::WbDrawText(t)
+            }
+            _ => unreachable!(),
+        };
+        let delete_missing = Action::WbDelete(WbDelete {
+            id: "x".into(),
+            element_id: "nowhere".into(),
+        });
+        let clear = Action::WbClear(WbClear { id: "clr".into() });
+        let t = resolve(
+            &[
+                named("a", "note"),
+                named("b", "note"),
+                delete_missing,
+                clear,
+            ],
+            open_board(),
+            &NoKnownDurations,
+        );
+        // One element on the board: 380 + 55.
+        assert_eq!(t.segments[3].duration_ms, clear_cascade_ms(1));
+    }
+
+    #[test]
+    fn drawn_elements_are_named_by_their_element_id_or_else_their_action_id() {
+        assert_eq!(drawn_element_id(&text("t1", "x")), Some("t1"));
+        let Action::WbDrawText(mut named) = text("t2", "x") else {
+            unreachable!()
+        };
+        named.element_id = Some("note".into());
+        assert_eq!(drawn_element_id(&Action::WbDrawText(named)), Some("note"));
+        assert_eq!(drawn_element_id(&speech("s", 1)), None);
+    }
+
+    #[test]
+    fn a_known_length_replaces_the_table_for_any_blocking_action() {
+        let discussion = Action::Discussion(Discussion {
+            id: "d".into(),
+            topic: "Night".into(),
+            prompt: None,
+            agent_id: None,
+            recording: vec![],
+        });
+        let skip = DurationsFrom(|a: &Action| (a.id() == "d").then_some(0));
+        let t = resolve(&[discussion, speech("s", 1)], BoardState::default(), &skip);
+        assert_eq!(spans(&t), [("d", 0, 0), ("s", 0, 2000)]);
+        // Fire-and-forget effects never take cursor time, whatever is known.
+        let always = DurationsFrom(|_: &Action| Some(9999));
+        let t = resolve(
+            &[laser("fx"), speech("s", 1)],
+            BoardState::default(),
+            &always,
+        );
+        assert_eq!(t.segments[1].start_ms, 0);
+    }
+
+    #[test]
+    fn segment_at_finds_the_blocking_segment_playing_at_a_time() {
+        // [implicit open 0..2000) [blank draw at 2000, 0 ms] fx at 2000 [s1 2000..4000)
+        let t = plain(&[text("blank", ""), laser("fx"), speech("s1", 1)]);
+        assert_eq!(t.segment_at(0), Some(0));
+        assert_eq!(t.segment_at(1999), Some(0));
+        assert_eq!(t.segment_at(2000), Some(3));
+        assert_eq!(t.segment_at(3999), Some(3));
+        assert_eq!(t.segment_at(4000), None);
+        assert_eq!(plain(&[]).segment_at(0), None);
     }
 
     #[test]
