@@ -101,35 +101,81 @@ test("a course saved in IndexedDB appears in the library and opens its classroom
   await page.goto(server.url);
   await page.getByTestId("library-empty").waitFor();
   // Write the record the way the storage crate's IndexedDB adapter does: JSON text under the
-  // course id in the "courses" store of the "aula" database.
-  await page.evaluate(
-    () =>
-      new Promise((resolve, reject) => {
-        const open = indexedDB.open("aula", 1);
-        open.onerror = () => reject(open.error);
-        open.onsuccess = () => {
-          const db = open.result;
-          const tx = db.transaction("courses", "readwrite");
-          const course = {
-            id: "photosynthesis",
-            title: "Photosynthesis",
-            description: "How plants turn light into sugar.",
-            scenes: [{ id: "s1" }, { id: "s2" }, { id: "s3" }],
-          };
-          tx.objectStore("courses").put(JSON.stringify(course), course.id);
-          tx.oncomplete = () => resolve();
-          tx.onerror = () => reject(tx.error);
-        };
-      }),
-  );
+  // course id in the "courses" store of the "aula" database. The course is a real one: the
+  // bundled Chinese sample under another id and title.
+  await page.evaluate(async () => {
+    const course = await (await fetch("/courses/photosynthesis-zh.json")).json();
+    course.id = "my-photosynthesis";
+    course.title = "Photosynthesis";
+    course.description = "How plants turn light into sugar.";
+    await new Promise((resolve, reject) => {
+      const open = indexedDB.open("aula", 1);
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction("courses", "readwrite");
+        tx.objectStore("courses").put(JSON.stringify(course), course.id);
+        tx.oncomplete = () => resolve();
+        tx.onerror = () => reject(tx.error);
+      };
+    });
+  });
   await page.reload();
   await page.getByTestId("library-list").waitFor();
   const card = page.getByTestId("library-list").getByRole("link");
   assert.match(await card.textContent(), /Photosynthesis/);
-  assert.match(await card.textContent(), /3 scenes/);
+  assert.match(await card.textContent(), /\d+ scenes/);
   await card.click();
-  await page.waitForURL(/\/classroom\/photosynthesis$/);
-  await page.waitForFunction(() => document.querySelector("h1")?.textContent === "Photosynthesis");
+  await page.waitForURL(/\/classroom\/my-photosynthesis$/);
+  await page.getByTestId("classroom").waitFor();
+  assert.equal(await page.locator(".classroom-title").textContent(), "Photosynthesis");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a damaged saved course is skipped in the library, explained in the classroom, and left as it was", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(server.url);
+  await page.getByTestId("library-empty").waitFor();
+  const putRaw = (id, text) =>
+    page.evaluate(
+      ([id, text]) =>
+        new Promise((resolve, reject) => {
+          const open = indexedDB.open("aula", 1);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const tx = open.result.transaction("courses", "readwrite");
+            tx.objectStore("courses").put(text, id);
+            tx.oncomplete = () => resolve();
+            tx.onerror = () => reject(tx.error);
+          };
+        }),
+      [id, text],
+    );
+  const getRaw = (id) =>
+    page.evaluate(
+      (id) =>
+        new Promise((resolve, reject) => {
+          const open = indexedDB.open("aula", 1);
+          open.onerror = () => reject(open.error);
+          open.onsuccess = () => {
+            const request = open.result.transaction("courses").objectStore("courses").get(id);
+            request.onsuccess = () => resolve(request.result);
+            request.onerror = () => reject(request.error);
+          };
+        }),
+      id,
+    );
+  await putRaw("broken", "{\"id\": \"broken\", \"title\": \"Half a course");
+  await putRaw("wrong-shape", JSON.stringify({ id: "wrong-shape", title: "No scenes field", format_version: 1 }));
+  await page.reload();
+  // The unreadable record does not hide the library; the readable-but-invalid one lists.
+  await page.getByTestId("library-list").waitFor();
+  assert.doesNotMatch(await page.getByTestId("library-list").textContent(), /Half a course/);
+
+  await page.goto(`${server.url}/classroom/wrong-shape`);
+  await page.getByTestId("classroom-error").waitFor();
+  assert.match(await page.getByTestId("classroom-error").textContent(), /could not be opened/);
+  assert.equal(await getRaw("broken"), "{\"id\": \"broken\", \"title\": \"Half a course", "the damaged record is left untouched");
   assert.deepEqual(problems, []);
   await context.close();
 });

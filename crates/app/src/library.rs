@@ -1,7 +1,10 @@
-//! The learner's library: the courses saved in this browser.
+//! The learner's library: the courses saved in this browser, and finding a course by id.
 
+use aula_course::Course;
 use aula_storage::{Collection, IndexedDbStore, Store, StoreError};
 use serde::Deserialize;
+
+use crate::samples;
 
 /// The IndexedDB database that holds everything Aula keeps.
 pub const DATABASE_NAME: &str = "aula";
@@ -46,7 +49,19 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
     Ok(courses)
 }
 
-pub async fn load_course_summary(id: &str) -> Result<Option<CourseSummary>, StoreError> {
-    let store = open_store().await?;
-    aula_storage::get_json(&store, Collection::Courses, id).await
+/// The course to open in the classroom: the learner's saved copy first, then a bundled sample.
+/// `Ok(None)` when neither has it.
+pub async fn load_course(id: &str) -> Result<Option<Course>, String> {
+    if let Ok(store) = open_store().await {
+        match store.get(Collection::Courses, id).await {
+            Ok(Some(text)) => {
+                return Course::from_json(&text)
+                    .map(Some)
+                    .map_err(|e| format!("This saved course could not be opened: {e}"));
+            }
+            Ok(None) => {}
+            Err(error) => leptos::logging::warn!("library: could not read course {id:?}: {error}"),
+        }
+    }
+    samples::load_sample(id).await
 }

@@ -7,6 +7,11 @@ use leptos::prelude::*;
 
 const THEME_KEY: &str = "aula.theme";
 const LOCALE_KEY: &str = "aula.locale";
+const CAPTIONS_ONLY_KEY: &str = "aula.captions_only";
+const SPEED_KEY: &str = "aula.speed";
+
+/// Playback speeds the player offers; the player accepts 0.5–2×.
+pub const SPEEDS: [f64; 6] = [0.5, 0.75, 1.0, 1.25, 1.5, 2.0];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Theme {
@@ -90,6 +95,26 @@ pub fn save_locale(locale: &str) {
     write(LOCALE_KEY, locale);
 }
 
+/// Narration as captions only, without a voice.
+pub fn saved_captions_only() -> bool {
+    read(CAPTIONS_ONLY_KEY).as_deref() == Some("true")
+}
+
+pub fn save_captions_only(on: bool) {
+    write(CAPTIONS_ONLY_KEY, if on { "true" } else { "false" });
+}
+
+pub fn saved_speed() -> f64 {
+    read(SPEED_KEY)
+        .and_then(|s| s.parse::<f64>().ok())
+        .filter(|s| SPEEDS.contains(s))
+        .unwrap_or(1.0)
+}
+
+pub fn save_speed(speed: f64) {
+    write(SPEED_KEY, &speed.to_string());
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,6 +143,24 @@ mod tests {
     fn unknown_saved_theme_falls_back_to_system() {
         write(THEME_KEY, "sepia");
         assert_eq!(saved_theme(), Theme::System);
+    }
+
+    #[wasm_bindgen_test]
+    fn speed_outside_the_offered_list_falls_back_to_normal() {
+        save_speed(1.5);
+        assert_eq!(saved_speed(), 1.5);
+        write(SPEED_KEY, "9");
+        assert_eq!(saved_speed(), 1.0);
+        write(SPEED_KEY, "fast");
+        assert_eq!(saved_speed(), 1.0);
+    }
+
+    #[wasm_bindgen_test]
+    fn captions_only_choice_round_trips() {
+        save_captions_only(true);
+        assert!(saved_captions_only());
+        save_captions_only(false);
+        assert!(!saved_captions_only());
     }
 
     #[wasm_bindgen_test]

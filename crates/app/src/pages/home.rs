@@ -5,12 +5,14 @@ use leptos_router::components::A;
 
 use crate::i18n::*;
 use crate::library::{load_library, CourseSummary};
+use crate::samples::{sample_index, SampleEntry};
 
 #[component]
 pub fn HomePage() -> impl IntoView {
     view! {
         <PromptBox/>
         <Library/>
+        <Samples/>
     }
 }
 
@@ -81,6 +83,28 @@ fn EmptyLibrary() -> impl IntoView {
     }
 }
 
+/// One course in a grid: the library's and the samples' cards are the same view.
+#[component]
+fn CourseCard(
+    href: String,
+    title: String,
+    description: String,
+    scenes: usize,
+    #[prop(optional)] badge: Option<String>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    view! {
+        <li class="course-card">
+            <A href=href>
+                {badge.map(|b| view! { <span class="badge">{b}</span> })}
+                <h3>{title}</h3>
+                <p class="muted">{description}</p>
+                <p class="meta">{t!(i18n, scene_count, count = move || scenes)}</p>
+            </A>
+        </li>
+    }
+}
+
 #[component]
 fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
     let i18n = use_i18n();
@@ -89,24 +113,51 @@ fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
             {courses
                 .into_iter()
                 .map(|course| {
-                    let href = format!("/classroom/{}", course.id);
-                    let count = course.scene_count();
-                    let untitled = course.title.trim().is_empty();
+                    let title = if course.title.trim().is_empty() {
+                        t_string!(i18n, course_untitled).to_string()
+                    } else {
+                        course.title.clone()
+                    };
                     view! {
-                        <li class="course-card">
-                            <A href=href>
-                                <h3>
-                                    {if untitled {
-                                        t_string!(i18n, course_untitled).to_string()
-                                    } else {
-                                        course.title.clone()
-                                    }}
-                                </h3>
-                                <p class="muted">{course.description.clone()}</p>
-                                <p class="meta">{t!(i18n, scene_count, count = move || count)}</p>
-                            </A>
-                        </li>
+                        <CourseCard href=format!("/classroom/{}", course.id) title=title
+                            description=course.description.clone() scenes=course.scene_count()/>
                     }
+                })
+                .collect_view()}
+        </ul>
+    }
+}
+
+/// The courses bundled with Aula: they play with no key and no provider.
+#[component]
+fn Samples() -> impl IntoView {
+    let i18n = use_i18n();
+    let samples = LocalResource::new(sample_index);
+    view! {
+        <section class="library" aria-labelledby="samples-title">
+            <h2 id="samples-title">{t!(i18n, samples_title)}</h2>
+            <p class="muted">{t!(i18n, samples_body)}</p>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match samples.await {
+                        Ok(list) => view! { <SampleList samples=list/> }.into_any(),
+                        Err(error) => view! { <p class="error" role="alert">{error}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
+    }
+}
+
+#[component]
+fn SampleList(samples: Vec<SampleEntry>) -> impl IntoView {
+    view! {
+        <ul class="course-grid" data-testid="sample-list">
+            {samples
+                .into_iter()
+                .map(|sample| view! {
+                    <CourseCard href=format!("/classroom/{}", sample.id) title=sample.title
+                        description=sample.description scenes=sample.scenes badge=sample.language/>
                 })
                 .collect_view()}
         </ul>

@@ -1,11 +1,10 @@
 //! One module per route.
 
-mod classroom;
 mod home;
 mod not_found;
 mod settings;
 
-pub use classroom::ClassroomPage;
+pub use crate::classroom::ClassroomPage;
 pub use home::HomePage;
 pub use not_found::NotFoundPage;
 pub use settings::SettingsPage;

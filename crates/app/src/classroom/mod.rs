@@ -1,0 +1,236 @@
+//! The classroom: a course played by its teacher and classmates.
+
+mod canvas;
+mod controls;
+mod quiz;
+mod session;
+mod speech;
+
+use aula_course::{Course, SceneContent};
+use aula_player::{Command, PlayState};
+use aula_render::markdown_to_html;
+use leptos::prelude::*;
+use leptos_router::components::A;
+use leptos_router::hooks::use_params_map;
+
+use crate::i18n::*;
+use crate::library::load_course;
+use canvas::SlideCanvas;
+use controls::{CaptionBar, ControlBar, Roundtable, SceneList};
+use quiz::QuizView;
+pub use session::Session;
+
+#[component]
+pub fn ClassroomPage() -> impl IntoView {
+    let i18n = use_i18n();
+    let params = use_params_map();
+    let course = LocalResource::new(move || {
+        let id = params.read().get("id").unwrap_or_default();
+        async move { load_course(&id).await }
+    });
+    view! {
+        <Suspense fallback=move || view! { <p class="muted">{t!(i18n, classroom_loading)}</p> }>
+            {move || Suspend::new(async move {
+                match course.await {
+                    Ok(Some(course)) => view! { <Classroom course=course/> }.into_any(),
+                    Ok(None) => view! {
+                        <section class="notice" data-testid="classroom-missing">
+                            <h1>{t!(i18n, classroom_missing_title)}</h1>
+                            <p>{t!(i18n, classroom_missing_body)}</p>
+                            <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                        </section>
+                    }
+                    .into_any(),
+                    Err(error) => view! {
+                        <section class="notice" data-testid="classroom-error">
+                            <p class="error" role="alert">{error}</p>
+                            <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                        </section>
+                    }
+                    .into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn Classroom(course: Course) -> impl IntoView {
+    let title = course.title.clone();
+    let session = Session::new(course);
+    session.start();
+    session.restore_saved_position();
+    controls::bind_keyboard(session);
+
+    let stage = session.stage;
+    let scene_index = Memo::new(move |_| stage.with(|s| s.scene_index));
+    let state = Memo::new(move |_| stage.with(|s| s.state));
+    let stage_ref = NodeRef::<leptos::html::Div>::new();
+
+    view! {
+        <div class="classroom" data-testid="classroom">
+            <SceneList session=session/>
+            <section class="stage-column">
+                <h1 class="classroom-title">{title}</h1>
+                <div class="stage-shell" node_ref=stage_ref>
+                    <div class="stage-frame" data-testid="stage" data-state=move || format!("{:?}", state.get()).to_lowercase()>
+                        {move || {
+                            let index = scene_index.get();
+                            let kind = session.course(|c| c.scenes.get(index).map(|s| s.content.kind_name()));
+                            match kind {
+                                Some("slide") => view! { <SlideCanvas session=session scene_index=index/> }.into_any(),
+                                Some("quiz") => view! { <div class="scene-page"><QuizView session=session scene_index=index/></div> }.into_any(),
+                                Some("interactive") => view! { <InteractiveScene session=session scene_index=index/> }.into_any(),
+                                Some(_) => view! { <ProjectScene session=session scene_index=index/> }.into_any(),
+                                None => ().into_any(),
+                            }
+                        }}
+                        <DiscussionCard session=session/>
+                        <CourseEnd session=session/>
+                    </div>
+                    <CaptionBar session=session/>
+                </div>
+                <ControlBar session=session stage_ref=stage_ref/>
+                <Roundtable session=session/>
+                <Notices session=session/>
+            </section>
+        </div>
+    }
+}
+
+/// An interactive page: LLM-written HTML, so it runs in a sandbox with scripts but without
+/// same-origin access (no cookies, storage or DOM of Aula).
+#[component]
+fn InteractiveScene(session: Session, scene_index: usize) -> impl IntoView {
+    let i18n = use_i18n();
+    let html = session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
+        Some(SceneContent::Interactive(page)) => page.html.clone(),
+        _ => String::new(),
+    });
+    view! {
+        <div class="scene-page interactive">
+            <iframe class="interactive-frame" sandbox="allow-scripts" srcdoc=html title=move || t_string!(i18n, interactive_title) referrerpolicy="no-referrer"></iframe>
+            <button class="primary continue" on:click=move |_| session.send(Command::FinishScene)>{t!(i18n, continue_button)}</button>
+        </div>
+    }
+}
+
+#[component]
+fn ProjectScene(session: Session, scene_index: usize) -> impl IntoView {
+    let i18n = use_i18n();
+    let (title, project) = session.course(|c| match c.scenes.get(scene_index) {
+        Some(scene) => (
+            scene.title.clone(),
+            match &scene.content {
+                SceneContent::Pbl(project) => Some(project.clone()),
+                _ => None,
+            },
+        ),
+        None => (String::new(), None),
+    });
+    let project = project.unwrap_or_else(|| aula_course::scene::ProjectBriefing {
+        briefing: String::new(),
+        objectives: Vec::new(),
+        project: None,
+    });
+    let issues = project
+        .project
+        .as_ref()
+        .map(|p| p.issues.clone())
+        .unwrap_or_default();
+    let team = project
+        .project
+        .as_ref()
+        .map(|p| p.agents.clone())
+        .unwrap_or_default();
+    view! {
+        <div class="scene-page project">
+            <h2>{title}</h2>
+            <div class="briefing" inner_html=markdown_to_html(&project.briefing)></div>
+            {(!project.objectives.is_empty()).then(|| view! {
+                <ul class="objectives">{project.objectives.iter().map(|o| view! { <li>{o.clone()}</li> }).collect_view()}</ul>
+            })}
+            {(!team.is_empty()).then(|| view! {
+                <ul class="project-team">{team.iter().map(|a| view! { <li><strong>{a.name.clone()}</strong>" · "{a.role.clone()}</li> }).collect_view()}</ul>
+            })}
+            {(!issues.is_empty()).then(|| view! {
+                <ol class="project-issues">
+                    {issues.iter().map(|issue| view! {
+                        <li class:done=issue.done><strong>{issue.title.clone()}</strong>" — "{issue.description.clone()}</li>
+                    }).collect_view()}
+                </ol>
+            })}
+            <button class="primary continue" on:click=move |_| session.send(Command::FinishScene)>{t!(i18n, continue_button)}</button>
+        </div>
+    }
+}
+
+/// A classmate offers a discussion; without an AI provider the course's recording can play.
+#[component]
+fn DiscussionCard(session: Session) -> impl IntoView {
+    let i18n = use_i18n();
+    let stage = session.stage;
+    let cue = Memo::new(move |_| {
+        stage.with(|s| {
+            if s.state == PlayState::DiscussionOffered {
+                s.discussion.clone()
+            } else {
+                None
+            }
+        })
+    });
+    move || {
+        cue.get().map(|cue| {
+            let who = cue
+                .agent_id
+                .as_deref()
+                .and_then(|id| session.course(|c| c.agent(id).map(|a| a.name.clone())))
+                .unwrap_or_else(|| t_string!(i18n, a_classmate).to_string());
+            view! {
+                <div class="overlay-card" role="dialog" aria-labelledby="discussion-topic" data-testid="discussion-card">
+                    <p class="eyebrow">{t!(i18n, discussion_offer, name = move || who.clone())}</p>
+                    <h2 id="discussion-topic">{cue.topic.clone()}</h2>
+                    <div class="overlay-actions">
+                        {cue.has_recording.then(|| view! {
+                            <button class="primary" data-testid="discussion-accept" on:click=move |_| session.send(Command::AcceptDiscussion)>
+                                {t!(i18n, discussion_listen)}
+                            </button>
+                        })}
+                        <button class="secondary" data-testid="discussion-skip" on:click=move |_| session.send(Command::SkipDiscussion)>{t!(i18n, skip)}</button>
+                    </div>
+                </div>
+            }
+        })
+    }
+}
+
+#[component]
+fn CourseEnd(session: Session) -> impl IntoView {
+    let i18n = use_i18n();
+    let stage = session.stage;
+    let ended = Memo::new(move |_| stage.with(|s| s.state == PlayState::Ended));
+    view! {
+        <Show when=move || ended.get()>
+            <div class="overlay-card" role="dialog" data-testid="course-end">
+                <p class="eyebrow">{t!(i18n, course_complete)}</p>
+                <h2>{session.course(|c| c.title.clone())}</h2>
+                <p>{t!(i18n, course_complete_body)}</p>
+                <div class="overlay-actions">
+                    <button class="secondary" on:click=move |_| session.send(Command::SeekScene { scene: 0, ms: 0.0 })>{t!(i18n, start_again)}</button>
+                    <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                </div>
+            </div>
+        </Show>
+    }
+}
+
+#[component]
+fn Notices(session: Session) -> impl IntoView {
+    let stage = session.stage;
+    let notices = Memo::new(move |_| stage.with(|s| s.notices.clone()));
+    view! {
+        <ul class="notices" aria-live="polite" data-testid="notices">
+            {move || notices.get().into_iter().rev().take(3).map(|n| view! { <li>{n}</li> }).collect_view()}
+        </ul>
+    }
+}

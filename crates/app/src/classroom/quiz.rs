@@ -1,0 +1,223 @@
+//! A quiz scene: answer, check, read the explanations, see the score, continue.
+
+use std::collections::BTreeMap;
+
+use aula_course::quiz::{grade, Answer, Grade};
+use aula_course::scene::QuizQuestion;
+use aula_player::Command;
+use aula_render::markdown_to_html;
+use leptos::prelude::*;
+
+use super::session::Session;
+use crate::i18n::*;
+
+#[component]
+pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
+    let i18n = use_i18n();
+    let questions: Vec<QuizQuestion> =
+        session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
+            Some(aula_course::SceneContent::Quiz(quiz)) => quiz.questions.clone(),
+            _ => Vec::new(),
+        });
+    let answers = RwSignal::new(BTreeMap::<String, Answer>::new());
+    // Short answers are compared with the model answer by the learner.
+    let self_marked = RwSignal::new(BTreeMap::<String, bool>::new());
+    let checked = RwSignal::new(false);
+    let questions = StoredValue::new(questions);
+
+    let grades = Memo::new(move |_| {
+        questions.with_value(|qs| {
+            qs.iter()
+                .map(|q| {
+                    let answer = answers.with(|a| a.get(q.id()).cloned());
+                    let mut g = answer.map(|a| grade(q, &a)).unwrap_or(Grade {
+                        correct: Some(false),
+                        earned: 0,
+                        possible: q.points(),
+                    });
+                    if g.correct.is_none() {
+                        let ok = self_marked.with(|m| m.get(q.id()).copied().unwrap_or(false));
+                        g.earned = if ok { g.possible } else { 0 };
+                    }
+                    (q.id().to_owned(), g)
+                })
+                .collect::<BTreeMap<_, _>>()
+        })
+    });
+    let score = move || {
+        grades.with(|g| {
+            g.values()
+                .fold((0, 0), |(e, p), g| (e + g.earned, p + g.possible))
+        })
+    };
+    let all_answered = move || {
+        questions.with_value(|qs| answers.with(|a| qs.iter().all(|q| a.contains_key(q.id()))))
+    };
+
+    let question_views = questions.with_value(|qs| {
+        qs.iter()
+            .enumerate()
+            .map(|(number, q)| view! { <QuestionCard number=number + 1 question=q.clone() answers=answers self_marked=self_marked checked=checked grades=grades/> })
+            .collect_view()
+    });
+
+    view! {
+        <div class="quiz" data-testid="quiz">
+            <ol class="quiz-questions">{question_views}</ol>
+            <div class="quiz-footer">
+                <Show
+                    when=move || checked.get()
+                    fallback=move || view! {
+                        <button class="primary" data-testid="quiz-check" disabled=move || !all_answered() on:click=move |_| checked.set(true)>
+                            {t!(i18n, quiz_check)}
+                        </button>
+                        <span class="hint">{move || (!all_answered()).then(|| t_string!(i18n, quiz_answer_all))}</span>
+                    }
+                >
+                    <p class="quiz-score" data-testid="quiz-score" role="status">
+                        {t!(i18n, quiz_score, earned = move || score().0, possible = move || score().1)}
+                    </p>
+                    <button class="secondary" on:click=move |_| { checked.set(false); answers.set(BTreeMap::new()); self_marked.set(BTreeMap::new()); }>
+                        {t!(i18n, quiz_retry)}
+                    </button>
+                    <button class="primary" data-testid="quiz-continue" on:click=move |_| session.send(Command::FinishScene)>
+                        {t!(i18n, continue_button)}
+                    </button>
+                </Show>
+            </div>
+        </div>
+    }
+}
+
+#[component]
+fn QuestionCard(
+    number: usize,
+    question: QuizQuestion,
+    answers: RwSignal<BTreeMap<String, Answer>>,
+    self_marked: RwSignal<BTreeMap<String, bool>>,
+    checked: RwSignal<bool>,
+    grades: Memo<BTreeMap<String, Grade>>,
+) -> impl IntoView {
+    let i18n = use_i18n();
+    let id = question.id().to_owned();
+    let (prompt, explanation, points) = match &question {
+        QuizQuestion::Single(q) => (q.question.clone(), q.explanation.clone(), q.points),
+        QuizQuestion::Multiple(q) => (q.question.clone(), q.explanation.clone(), q.points),
+        QuizQuestion::Short(q) => (q.question.clone(), q.explanation.clone(), q.points),
+    };
+    let verdict_id = id.clone();
+    let verdict = Memo::new(move |_| {
+        grades
+            .with(|g| g.get(&verdict_id).cloned())
+            .map(|g| match g.correct {
+                Some(true) => ("correct", t_string!(i18n, quiz_correct).to_string()),
+                Some(false) => ("wrong", t_string!(i18n, quiz_wrong).to_string()),
+                None => ("self", t_string!(i18n, quiz_self).to_string()),
+            })
+    });
+    let body = match question {
+        QuizQuestion::Single(q) => choice_options(
+            &q.id,
+            &q.options,
+            std::slice::from_ref(&q.answer),
+            false,
+            answers,
+            checked,
+        ),
+        QuizQuestion::Multiple(q) => {
+            choice_options(&q.id, &q.options, &q.answers, true, answers, checked)
+        }
+        QuizQuestion::Short(q) => {
+            let (qid, qid2) = (q.id.clone(), q.id.clone());
+            let reference = q.reference_answer.clone();
+            view! {
+                <textarea rows="3" aria-label=move || t_string!(i18n, quiz_your_answer) disabled=move || checked.get()
+                    prop:value=move || answers.with(|a| match a.get(&qid2) { Some(Answer::Short(t)) => t.clone(), _ => String::new() })
+                    on:input=move |ev| {
+                        let text = event_target_value(&ev);
+                        answers.update(|a| { if text.trim().is_empty() { a.remove(&qid); } else { a.insert(qid.clone(), Answer::Short(text)); } });
+                    }></textarea>
+                <Show when=move || checked.get()>
+                    <div class="model-answer">
+                        <strong>{t!(i18n, quiz_model_answer)}" "</strong>{reference.clone()}
+                        <label class="self-mark">
+                            <input type="checkbox"
+                                prop:checked={ let id = q.id.clone(); move || self_marked.with(|m| m.get(&id).copied().unwrap_or(false)) }
+                                on:change={ let id = q.id.clone(); move |ev| { let on = event_target_checked(&ev); self_marked.update(|m| { m.insert(id.clone(), on); }); } }/>
+                            " "{t!(i18n, quiz_self_mark)}
+                        </label>
+                    </div>
+                </Show>
+            }
+            .into_any()
+        }
+    };
+    view! {
+        <li class="quiz-question" data-question=id>
+            <p class="question-prompt"><span class="question-number">{number}"."</span> {prompt} <span class="points">{t!(i18n, quiz_points, points = move || points)}</span></p>
+            <div class="options">{body}</div>
+            <Show when=move || checked.get()>
+                {move || verdict.get().map(|(class, text)| view! { <p class=format!("verdict {class}")>{text}</p> })}
+                {explanation.clone().map(|e| view! { <div class="explanation" inner_html=markdown_to_html(&e)></div> })}
+            </Show>
+        </li>
+    }
+}
+
+/// The options of a choice question: radio buttons, or checkboxes when several may be right.
+/// One code path for both kinds keeps the page small.
+fn choice_options(
+    question_id: &str,
+    options: &[aula_course::scene::QuizOption],
+    correct: &[String],
+    multiple: bool,
+    answers: RwSignal<BTreeMap<String, Answer>>,
+    checked: RwSignal<bool>,
+) -> AnyView {
+    let name = format!("q-{question_id}");
+    options
+        .iter()
+        .map(|option| {
+            let qid = question_id.to_owned();
+            let oid = option.id.clone();
+            let is_answer = correct.contains(&option.id);
+            let chosen = {
+                let (qid, oid) = (qid.clone(), oid.clone());
+                move || {
+                    answers.with(|a| match a.get(&qid) {
+                        Some(Answer::Single(x)) => *x == oid,
+                        Some(Answer::Multiple(list)) => list.contains(&oid),
+                        _ => false,
+                    })
+                }
+            };
+            let toggle = move |ev| {
+                let on = event_target_checked(&ev);
+                answers.update(|a| {
+                    if !multiple {
+                        a.insert(qid.clone(), Answer::Single(oid.clone()));
+                        return;
+                    }
+                    let entry = a.entry(qid.clone()).or_insert_with(|| Answer::Multiple(Vec::new()));
+                    if let Answer::Multiple(list) = entry {
+                        list.retain(|x| *x != oid);
+                        if on {
+                            list.push(oid.clone());
+                        }
+                        if list.is_empty() {
+                            a.remove(&qid);
+                        }
+                    }
+                });
+            };
+            view! {
+                <label class="option" class:answer=move || checked.get() && is_answer>
+                    <input type=if multiple { "checkbox" } else { "radio" } name=name.clone() value=option.id.clone()
+                        disabled=move || checked.get() prop:checked=chosen on:change=toggle/>
+                    <span>{option.text.clone()}</span>
+                </label>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
