@@ -174,7 +174,13 @@ test("phone width: the stage keeps 16:9 and the spotlight stays on the element",
   const box = await page.getByTestId("stage").boundingBox();
   assert.ok(Math.abs(box.width / box.height - 16 / 9) < 0.02, `stage ratio ${box.width}x${box.height}`);
   assert.ok(box.width <= 390, "the stage fits the phone's width");
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= 390), "nothing makes the page scroll sideways");
   await page.screenshot({ path: `${SHOTS}player-spotlight-phone.png`, fullPage: true });
+  const boardScene = sceneWith((s) => (s.actions ?? []).some((a) => a.type.startsWith("wb_draw_")));
+  await goToScene(page, boardScene);
+  if ((await page.getByTestId("play").getAttribute("aria-label")) === "Play") await page.getByTestId("play").click();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=board-item]").length > 1, null, { timeout: 30000 });
+  await page.screenshot({ path: `${SHOTS}player-whiteboard-phone.png`, fullPage: true });
   const quizScene = sceneWith((s) => s.content.type === "quiz");
   await goToScene(page, quizScene);
   await page.getByTestId("quiz").waitFor();
