@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use aula_mock_llm::{start, Script};
 
 const USAGE: &str = "usage: mock-llm [--port N] [--script FILE.json] [--chunk-delay-ms N]\n\
-                     Serves a scripted OpenAI-compatible API on 127.0.0.1 (port 0 picks one).";
+                     Serves scripted OpenAI, Anthropic, Gemini and Ollama APIs on 127.0.0.1\n\
+                     (port 0 picks one); the script format is in the aula-mock-llm crate docs.";
 
 struct Options {
     port: u16,

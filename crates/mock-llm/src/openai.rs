@@ -1,186 +1,148 @@
 //! The OpenAI chat-completions wire format: `chat.completion.chunk` frames over SSE ending in
-//! `data: [DONE]`, or one `chat.completion` object, and OpenAI-shaped error bodies.
-
-use std::io::{self, Write};
-use std::thread;
-use std::time::Duration;
+//! `data: [DONE]` (with a usage chunk first when `stream_options.include_usage` is set, and
+//! DeepSeek-style `reasoning_content` deltas for thinking), or one `chat.completion` object;
+//! OpenAI-shaped error bodies and model list.
 
 use serde_json::{json, Value};
 
-use crate::http::{write_head, write_response};
-use crate::script::{chunks, Fault, Script};
+use crate::script::{prompt_from_messages, Prompt, Stop};
+use crate::stream::{Frame, Misfits, Turn};
 
 /// An error body the way OpenAI writes one.
-pub fn error_body(message: &str, kind: &str, code: Option<&str>) -> Vec<u8> {
+pub fn error_body(message: &str, kind: &str, code: Option<&str>) -> Value {
     json!({"error": {"message": message, "type": kind, "param": null, "code": code}})
-        .to_string()
-        .into_bytes()
 }
 
-pub fn write_error(
-    out: &mut impl Write,
-    status: u16,
-    message: &str,
-    kind: &str,
-    code: Option<&str>,
-    extra: &[(&str, String)],
-) -> io::Result<()> {
-    write_response(
-        out,
-        status,
-        "application/json",
-        &error_body(message, kind, code),
-        extra,
+/// The error body OpenAI sends with `status`.
+pub fn status_error(status: u16, message: &str) -> Value {
+    let (kind, code) = match status {
+        401 => ("invalid_request_error", Some("invalid_api_key")),
+        403 => (
+            "invalid_request_error",
+            Some("unsupported_country_region_territory"),
+        ),
+        404 => ("invalid_request_error", Some("model_not_found")),
+        429 => ("requests", Some("rate_limit_exceeded")),
+        s if s >= 500 => ("server_error", None),
+        _ => ("invalid_request_error", None),
+    };
+    error_body(message, kind, code)
+}
+
+pub fn prompt(body: &Value) -> Prompt {
+    prompt_from_messages(
+        body["model"].as_str().map(str::to_string),
+        None,
+        &body["messages"],
     )
 }
 
-fn rough_tokens(text: &str) -> usize {
-    text.split_whitespace().count()
+pub fn include_usage(body: &Value) -> bool {
+    body["stream_options"]["include_usage"] == json!(true)
 }
 
-fn prompt_tokens(request: &Value) -> usize {
-    request["messages"]
-        .as_array()
-        .map(|messages| {
-            messages
-                .iter()
-                .filter_map(|m| m["content"].as_str())
-                .map(rough_tokens)
-                .sum()
-        })
-        .unwrap_or(0)
+fn finish_reason(turn: &Turn) -> &'static str {
+    match turn.reply.stop_reason {
+        Stop::EndTurn => "stop",
+        Stop::MaxTokens => "length",
+    }
 }
 
-/// Answers chat request number `n` (from 1) whose JSON body is `request`.
-pub fn answer(out: &mut impl Write, request: &Value, script: &Script, n: usize) -> io::Result<()> {
-    let fault = script.fault(n);
-    if let Some(Fault::HttpError {
-        status,
-        message,
-        retry_after_s,
-        ..
-    }) = fault
-    {
-        let (kind, code) = match status {
-            429 => ("requests", Some("rate_limit_exceeded")),
-            401 | 403 => ("invalid_request_error", Some("invalid_api_key")),
-            404 => ("invalid_request_error", Some("model_not_found")),
-            s if *s >= 500 => ("server_error", None),
-            _ => ("invalid_request_error", None),
-        };
-        let extra: Vec<(&str, String)> = retry_after_s
-            .iter()
-            .map(|s| ("Retry-After", s.to_string()))
-            .collect();
-        return write_error(out, *status, message, kind, code, &extra);
-    }
+fn usage(turn: &Turn) -> Value {
+    let output = turn.output_tokens();
+    json!({
+        "prompt_tokens": turn.input_tokens,
+        "completion_tokens": output,
+        "total_tokens": turn.input_tokens + output,
+        "prompt_tokens_details": {"cached_tokens": 0},
+        "completion_tokens_details": {"reasoning_tokens": turn.thinking_tokens()},
+    })
+}
 
-    let reply = script.reply(n);
-    let model = request["model"]
-        .as_str()
-        .unwrap_or(&script.model)
-        .to_string();
-    let id = format!("chatcmpl-mock-{n}");
-    let created = 1_764_633_600 + n as u64;
-    let usage = json!({
-        "prompt_tokens": prompt_tokens(request),
-        "completion_tokens": rough_tokens(&reply.text),
-        "total_tokens": prompt_tokens(request) + rough_tokens(&reply.text),
-    });
+fn created(turn: &Turn) -> u64 {
+    1_764_633_600 + turn.n as u64
+}
 
-    if request["stream"] != json!(true) {
-        let mut message = json!({"role": "assistant", "content": reply.text});
-        if let Some(reasoning) = &reply.reasoning {
-            message["reasoning_content"] = json!(reasoning);
-        }
-        let body = json!({
-            "id": id, "object": "chat.completion", "created": created, "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
-            "usage": usage,
-        });
-        return write_response(
-            out,
-            200,
-            "application/json",
-            body.to_string().as_bytes(),
-            &[],
-        );
-    }
-
-    write_head(
-        out,
-        200,
-        &[
-            ("Content-Type", "text/event-stream".to_string()),
-            ("Cache-Control", "no-cache".to_string()),
-        ],
-    )?;
-    let frame = |delta: Value, finish: Value, usage: Option<&Value>| {
+pub fn frames(turn: &Turn, include_usage: bool) -> Vec<Frame> {
+    let id = format!("chatcmpl-mock-{}", turn.n);
+    let chunk = |choices: Value| {
         let mut chunk = json!({
-            "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+            "id": id, "object": "chat.completion.chunk", "created": created(turn),
+            "model": turn.model, "system_fingerprint": "fp_mock", "choices": choices,
         });
-        if let Some(usage) = usage {
-            chunk["usage"] = usage.clone();
+        if include_usage {
+            chunk["usage"] = Value::Null;
         }
-        format!("data: {chunk}\n\n")
+        chunk
     };
-    let delay = Duration::from_millis(script.chunk_delay_ms);
-    let send = |out: &mut dyn Write, text: String| -> io::Result<()> {
-        if !delay.is_zero() {
-            thread::sleep(delay);
-        }
-        out.write_all(text.as_bytes())?;
-        out.flush()
+    let data = |value: Value| format!("data: {value}\n\n");
+    let delta = |delta: Value, finish: Value| {
+        data(chunk(
+            json!([{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}]),
+        ))
     };
 
-    send(
-        out,
-        frame(
-            json!({"role": "assistant", "content": ""}),
-            Value::Null,
-            None,
-        ),
-    )?;
-    if let Some(reasoning) = &reply.reasoning {
-        for piece in chunks(reasoning, script.chunk_words) {
-            send(
-                out,
-                frame(json!({"reasoning_content": piece}), Value::Null, None),
-            )?;
-        }
+    let mut frames = vec![Frame::preamble(delta(
+        json!({"role": "assistant", "content": "", "refusal": null}),
+        Value::Null,
+    ))];
+    for piece in turn.thinking_chunks() {
+        frames.push(Frame::content(
+            delta(
+                json!({"content": null, "reasoning_content": piece}),
+                Value::Null,
+            ),
+            &piece,
+        ));
     }
-    for (sent, piece) in chunks(&reply.text, script.chunk_words)
-        .into_iter()
-        .enumerate()
-    {
-        match fault {
-            Some(Fault::CutStream { after_chunks, .. }) if sent == *after_chunks => {
-                return Ok(()); // close without finishing
-            }
-            Some(Fault::StreamError {
-                after_chunks,
-                message,
-                ..
-            }) if sent == *after_chunks => {
-                let error = String::from_utf8_lossy(&error_body(message, "server_error", None))
-                    .into_owned();
-                return send(out, format!("data: {error}\n\n"));
-            }
-            _ => {}
-        }
-        send(out, frame(json!({"content": piece}), Value::Null, None))?;
+    for piece in turn.text_chunks() {
+        frames.push(Frame::content(
+            delta(json!({"content": piece}), Value::Null),
+            &piece,
+        ));
     }
-    // A fault placed at or past the last chunk still strikes before the stream finishes.
-    match fault {
-        Some(Fault::CutStream { .. }) => return Ok(()),
-        Some(Fault::StreamError { message, .. }) => {
-            let error =
-                String::from_utf8_lossy(&error_body(message, "server_error", None)).into_owned();
-            return send(out, format!("data: {error}\n\n"));
-        }
-        _ => {}
+    frames.push(Frame::closing(delta(json!({}), json!(finish_reason(turn)))));
+    if include_usage {
+        let mut last = chunk(json!([]));
+        last["usage"] = usage(turn);
+        frames.push(Frame::closing(data(last)));
     }
-    send(out, frame(json!({}), json!("stop"), Some(&usage)))?;
-    send(out, "data: [DONE]\n\n".to_string())
+    frames.push(Frame::closing("data: [DONE]\n\n"));
+    frames
+}
+
+pub fn misfits(message: &str) -> Misfits {
+    Misfits {
+        malformed: b"data: {\"id\":\"chatcmpl-mock\",\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\n\n".to_vec(),
+        error: format!("data: {}\n\n", error_body(message, "server_error", None)).into_bytes(),
+    }
+}
+
+pub fn whole(turn: &Turn) -> Value {
+    let mut message = json!({"role": "assistant", "content": turn.text(), "refusal": null});
+    if let Some(thinking) = turn.thinking() {
+        message["reasoning_content"] = json!(thinking);
+    }
+    json!({
+        "id": format!("chatcmpl-mock-{}", turn.n), "object": "chat.completion",
+        "created": created(turn), "model": turn.model, "system_fingerprint": "fp_mock",
+        "choices": [{"index": 0, "message": message, "logprobs": null, "finish_reason": finish_reason(turn)}],
+        "usage": usage(turn),
+    })
+}
+
+pub const MODELS: &[&str] = &[
+    "gpt-4o-mini",
+    "gpt-4.1",
+    "o4-mini",
+    "gpt-4o-mini-tts",
+    "whisper-1",
+];
+
+pub fn models(ids: &[String]) -> Value {
+    let data: Vec<Value> = ids
+        .iter()
+        .map(|id| json!({"id": id, "object": "model", "created": 1_700_000_000, "owned_by": "mock-llm"}))
+        .collect();
+    json!({"object": "list", "data": data})
 }

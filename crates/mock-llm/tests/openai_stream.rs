@@ -1,124 +1,36 @@
-//! The mock, started in-process, spoken to over a raw TCP socket, and its stream decoded with
-//! Aula's own SSE and OpenAI decoders: what the browser app will see.
+//! The mock, started in-process, spoken to over a raw TCP socket, and its OpenAI stream decoded
+//! with Aula's own SSE and OpenAI decoders: what the browser app will see.
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod support;
+
+use std::io::{BufRead, BufReader, Read};
 use std::net::{SocketAddr, TcpStream};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use aula_mock_llm::{start, Fault, Reply, Script};
-use aula_providers::{OpenAiChatDecoder, ProviderError, SseDecoder, StopReason, StreamEvent};
-
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn json(&self) -> serde_json::Value {
-        serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
-    }
-}
-
-fn send(addr: SocketAddr, method: &str, path: &str, headers: &[&str], body: &str) -> Answer {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\n");
-    for h in headers {
-        request.push_str(h);
-        request.push_str("\r\n");
-    }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a response head");
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Answer {
-        status,
-        headers,
-        body: raw[split + 4..].to_vec(),
-    }
-}
-
-const AUTH: &str = "Authorization: Bearer sk-test-mock";
+use aula_mock_llm::{start, FaultSet, HttpError, Reply, Script, StreamError};
+use aula_providers::{ProviderError, StopReason, StreamEvent};
+use serde_json::json;
+use support::*;
 
 fn chat(addr: SocketAddr, stream: bool) -> Answer {
-    let body = serde_json::json!({
-        "model": "gpt-4o-mini",
-        "stream": stream,
-        "messages": [{"role": "system", "content": "Teach."}, {"role": "user", "content": "What is light?"}],
-    })
-    .to_string();
-    send(
+    post_json(
         addr,
-        "POST",
         "/v1/chat/completions",
-        &[AUTH, "Content-Type: application/json"],
-        &body,
+        &[AUTH],
+        &json!({
+            "model": "gpt-4o-mini",
+            "stream": stream,
+            "stream_options": {"include_usage": true},
+            "messages": [{"role": "system", "content": "Teach."}, {"role": "user", "content": "What is light?"}],
+        }),
     )
 }
 
-/// Decodes a streamed body the way the app does, feeding it in small pieces.
-fn decode(body: &[u8]) -> Vec<StreamEvent> {
-    let mut sse = SseDecoder::new();
-    let mut openai = OpenAiChatDecoder::new("mock-llm");
-    let mut events = Vec::new();
-    for piece in body.chunks(5) {
-        for frame in sse.push(piece) {
-            events.extend(openai.decode(&frame));
-        }
-    }
-    if let Some(frame) = sse.finish() {
-        events.extend(openai.decode(&frame));
-    }
-    events.extend(openai.finish());
-    events
-}
-
-fn text_of(events: &[StreamEvent]) -> String {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            StreamEvent::TextDelta(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn script(texts: &[&str]) -> Script {
+fn with_fault(texts: &[&str], fault: FaultSet) -> Script {
     Script {
-        replies: texts
-            .iter()
-            .map(|t| Reply {
-                text: t.to_string(),
-                reasoning: None,
-            })
-            .collect(),
-        ..Script::default()
+        faults: vec![fault],
+        ..Script::replying(texts)
     }
 }
 
@@ -127,12 +39,16 @@ const LESSON: &str = "Plants turn light into sugar. The green pigment, chlorophy
 
 #[test]
 fn streamed_reply_arrives_whole_through_the_apps_decoders() {
-    let server = start(0, script(&[LESSON])).unwrap();
+    let server = start(0, Script::replying(&[LESSON])).unwrap();
     let answer = chat(server.addr(), true);
     assert_eq!(answer.status, 200);
-    assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+    assert!(answer.complete, "the chunked body ends properly");
+    assert_eq!(
+        answer.header("content-type"),
+        Some("text/event-stream; charset=utf-8")
+    );
     assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
-    let events = decode(&answer.body);
+    let events = decode_openai(&answer.body);
     assert_eq!(text_of(&events), LESSON);
     assert!(
         events
@@ -142,25 +58,44 @@ fn streamed_reply_arrives_whole_through_the_apps_decoders() {
             > 5,
         "the reply is streamed in several chunks"
     );
+    // "Teach." is 2 tokens and "What is light?" 4 by the documented estimate.
     assert!(events
         .iter()
-        .any(|e| matches!(e, StreamEvent::Usage { input: 4, .. })));
+        .any(|e| matches!(e, StreamEvent::Usage { input: 6, .. })));
     assert_eq!(
         events.last(),
         Some(&StreamEvent::Done {
             stop_reason: Some(StopReason::EndTurn)
         })
     );
-    let body = String::from_utf8_lossy(&answer.body);
+    let body = answer.text();
     assert!(body.contains("\"object\":\"chat.completion.chunk\""));
+    assert!(
+        body.contains("\"choices\":[],"),
+        "a usage chunk with no choices"
+    );
     assert!(body.ends_with("data: [DONE]\n\n"));
 }
 
 #[test]
+fn usage_chunk_only_when_asked_for() {
+    let server = start(0, Script::replying(&["Short."])).unwrap();
+    let answer = post_json(
+        server.addr(),
+        "/v1/chat/completions",
+        &[AUTH],
+        &json!({"model": "m", "stream": true, "messages": [{"role": "user", "content": "Hi"}]}),
+    );
+    let body = answer.text();
+    assert!(!body.contains("\"usage\""), "{body}");
+    assert!(body.contains("\"finish_reason\":\"stop\""));
+}
+
+#[test]
 fn each_request_gets_the_next_scripted_reply() {
-    let server = start(0, script(&["First.", "Second."])).unwrap();
+    let server = start(0, Script::replying(&["First.", "Second."])).unwrap();
     let texts: Vec<String> = (0..3)
-        .map(|_| text_of(&decode(&chat(server.addr(), true).body)))
+        .map(|_| text_of(&decode_openai(&chat(server.addr(), true).body)))
         .collect();
     assert_eq!(texts, ["First.", "Second.", "Second."]);
     assert_eq!(server.chat_requests(), 3);
@@ -168,10 +103,19 @@ fn each_request_gets_the_next_scripted_reply() {
 
 #[test]
 fn reasoning_streams_before_the_text() {
-    let mut s = script(&["Green."]);
-    s.replies[0].reasoning = Some("Which colour does chlorophyll reflect?".into());
-    let server = start(0, s).unwrap();
-    let events = decode(&chat(server.addr(), true).body);
+    let script = Script {
+        default: Some(Reply::thinking(
+            "Which colour does chlorophyll reflect?",
+            "Green.",
+        )),
+        ..Script::default()
+    };
+    let server = start(0, script).unwrap();
+    let answer = chat(server.addr(), true);
+    assert!(answer
+        .text()
+        .contains("\"reasoning_content\":\"Which colour "));
+    let events = decode_openai(&answer.body);
     let end = events
         .iter()
         .position(|e| *e == StreamEvent::ThinkingEnd)
@@ -182,31 +126,33 @@ fn reasoning_streams_before_the_text() {
 
 #[test]
 fn non_streamed_request_gets_one_completion_object() {
-    let server = start(0, script(&[LESSON])).unwrap();
+    let server = start(0, Script::replying(&[LESSON])).unwrap();
     let answer = chat(server.addr(), false);
     assert_eq!(answer.status, 200);
     let json = answer.json();
     assert_eq!(json["object"], "chat.completion");
     assert_eq!(json["choices"][0]["message"]["content"], LESSON);
     assert_eq!(json["choices"][0]["finish_reason"], "stop");
+    assert_eq!(json["usage"]["prompt_tokens"], 6);
 }
 
 #[test]
 fn missing_or_rejected_key_gets_an_openai_shaped_401() {
     let server = start(0, Script::default()).unwrap();
-    let body = r#"{"model":"m","stream":true,"messages":[]}"#;
-    for headers in [vec![], vec!["Authorization: Bearer bad-key"]] {
-        let answer = send(
-            server.addr(),
-            "POST",
-            "/v1/chat/completions",
-            &headers,
-            body,
-        );
+    let body = json!({"model": "m", "stream": true, "messages": []});
+    for (headers, code) in [
+        (vec![], json!(null)),
+        (
+            vec!["Authorization: Bearer bad-key"],
+            json!("invalid_api_key"),
+        ),
+    ] {
+        let answer = post_json(server.addr(), "/v1/chat/completions", &headers, &body);
         assert_eq!(answer.status, 401);
         assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
         assert!(answer.json()["error"]["message"].is_string());
         assert_eq!(answer.json()["error"]["type"], "invalid_request_error");
+        assert_eq!(answer.json()["error"]["code"], code);
     }
     assert_eq!(server.chat_requests(), 0);
 }
@@ -214,33 +160,53 @@ fn missing_or_rejected_key_gets_an_openai_shaped_401() {
 #[test]
 fn preflight_is_answered_with_cors_headers() {
     let server = start(0, Script::default()).unwrap();
-    let answer = send(
-        server.addr(),
-        "OPTIONS",
+    for path in [
         "/v1/chat/completions",
-        &[
-            "Origin: http://localhost:8080",
-            "Access-Control-Request-Method: POST",
-            "Access-Control-Request-Headers: authorization, content-type",
-        ],
-        "",
-    );
-    assert_eq!(answer.status, 204);
-    assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
-    let allowed = answer
-        .header("access-control-allow-headers")
-        .unwrap_or_default();
-    assert!(allowed.contains("authorization") && allowed.contains("content-type"));
-    assert!(answer
-        .header("access-control-allow-methods")
-        .unwrap_or_default()
-        .contains("POST"));
+        "/v1/messages",
+        "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
+        "/api/chat",
+    ] {
+        let answer = send(
+            server.addr(),
+            "OPTIONS",
+            path,
+            &[
+                "Origin: http://localhost:8080",
+                "Access-Control-Request-Method: POST",
+                "Access-Control-Request-Headers: authorization, content-type",
+            ],
+            b"",
+        );
+        assert_eq!(answer.status, 204);
+        assert_eq!(answer.header("access-control-allow-origin"), Some("*"));
+        let allowed = answer
+            .header("access-control-allow-headers")
+            .unwrap_or_default();
+        for header in [
+            "authorization",
+            "content-type",
+            "x-api-key",
+            "anthropic-version",
+            "anthropic-dangerous-direct-browser-access",
+            "x-goog-api-key",
+        ] {
+            assert!(allowed.contains(header), "{header} in {allowed}");
+        }
+        assert!(answer
+            .header("access-control-allow-methods")
+            .unwrap_or_default()
+            .contains("POST"));
+        assert!(answer
+            .header("access-control-expose-headers")
+            .unwrap_or_default()
+            .contains("retry-after"));
+    }
 }
 
 #[test]
 fn health_says_ok() {
     let server = start(0, Script::default()).unwrap();
-    let answer = send(server.addr(), "GET", "/health", &[], "");
+    let answer = send(server.addr(), "GET", "/health", &[], b"");
     assert_eq!(
         (answer.status, answer.body.as_slice()),
         (200, b"ok".as_slice())
@@ -251,7 +217,7 @@ fn health_says_ok() {
 #[test]
 fn unknown_paths_and_bad_json_get_openai_shaped_errors() {
     let server = start(0, Script::default()).unwrap();
-    let answer = send(server.addr(), "GET", "/v1/models/x", &[AUTH], "");
+    let answer = send(server.addr(), "GET", "/v1/models/x", &[AUTH], b"");
     assert_eq!(answer.status, 404);
     assert!(answer.json()["error"]["message"].is_string());
     let answer = send(
@@ -259,31 +225,46 @@ fn unknown_paths_and_bad_json_get_openai_shaped_errors() {
         "POST",
         "/v1/chat/completions",
         &[AUTH],
-        "{nope",
+        b"{nope",
     );
     assert_eq!(answer.status, 400);
+    let answer = post_json(
+        server.addr(),
+        "/v1/chat/completions",
+        &[AUTH],
+        &json!({"messages": []}),
+    );
+    assert_eq!(answer.status, 400);
+    assert_eq!(
+        answer.json()["error"]["message"],
+        "you must provide a model parameter"
+    );
 }
 
 #[test]
-fn scripted_http_error_is_sent_with_retry_after() {
-    let mut s = script(&["Fine."]);
-    s.faults.push(Fault::HttpError {
-        request: Some(1),
-        status: 429,
-        message: "Slow down.".into(),
-        retry_after_s: Some(3),
-    });
-    let server = start(0, s).unwrap();
+fn scripted_http_error_is_sent_with_retry_after_and_read_by_the_app() {
+    let fault = FaultSet {
+        times: Some(1),
+        http_error: Some(HttpError {
+            status: 429,
+            retry_after_s: Some(3),
+            retry_after_ms: None,
+            body: None,
+            message: Some("Slow down.".into()),
+        }),
+        ..FaultSet::default()
+    };
+    let server = start(0, with_fault(&["Fine."], fault)).unwrap();
     let answer = chat(server.addr(), true);
     assert_eq!(answer.status, 429);
     assert_eq!(answer.header("retry-after"), Some("3"));
-    let headers = answer.headers.clone();
+    assert_eq!(answer.json()["error"]["code"], "rate_limit_exceeded");
     let err = ProviderError::from_http(
         "mock-llm",
         "gpt-4o-mini",
         answer.status,
-        &headers,
-        &String::from_utf8_lossy(&answer.body),
+        &answer.headers,
+        &answer.text(),
         "sk-test-mock",
     );
     assert_eq!(
@@ -293,18 +274,22 @@ fn scripted_http_error_is_sent_with_retry_after() {
             retry_after_ms: Some(3000)
         }
     );
-    assert_eq!(text_of(&decode(&chat(server.addr(), true).body)), "Fine.");
+    assert_eq!(
+        text_of(&decode_openai(&chat(server.addr(), true).body)),
+        "Fine."
+    );
 }
 
 #[test]
-fn scripted_cut_stream_is_seen_as_a_cut_stream() {
-    let mut s = script(&[LESSON]);
-    s.faults.push(Fault::CutStream {
-        request: None,
-        after_chunks: 2,
-    });
-    let server = start(0, s).unwrap();
-    let events = decode(&chat(server.addr(), true).body);
+fn scripted_cut_is_seen_by_the_app_as_a_cut_stream() {
+    let fault = FaultSet {
+        cut_after_chunks: Some(2),
+        ..FaultSet::default()
+    };
+    let server = start(0, with_fault(&[LESSON], fault)).unwrap();
+    let answer = chat(server.addr(), true);
+    assert!(!answer.complete, "the chunked body is left unterminated");
+    let events = decode_openai(&answer.body);
     assert_eq!(
         events
             .iter()
@@ -322,14 +307,15 @@ fn scripted_cut_stream_is_seen_as_a_cut_stream() {
 
 #[test]
 fn scripted_stream_error_arrives_as_an_error_event() {
-    let mut s = script(&[LESSON]);
-    s.faults.push(Fault::StreamError {
-        request: None,
-        after_chunks: 1,
-        message: "The model is overloaded.".into(),
-    });
-    let server = start(0, s).unwrap();
-    let events = decode(&chat(server.addr(), true).body);
+    let fault = FaultSet {
+        stream_error: Some(StreamError {
+            message: "The model is overloaded.".into(),
+            after_chunks: 1,
+        }),
+        ..FaultSet::default()
+    };
+    let server = start(0, with_fault(&[LESSON], fault)).unwrap();
+    let events = decode_openai(&chat(server.addr(), true).body);
     assert_eq!(
         events.last(),
         Some(&StreamEvent::Error(ProviderError::Upstream {
@@ -341,14 +327,14 @@ fn scripted_stream_error_arrives_as_an_error_event() {
 
 #[test]
 fn chunk_delay_spreads_the_stream_out() {
-    let mut s = script(&["one two three four five six"]);
-    s.chunk_words = 1;
-    s.chunk_delay_ms = 15;
-    let server = start(0, s).unwrap();
+    let mut script = Script::replying(&["one two three four five six"]);
+    script.chunk_words = 1;
+    script.chunk_delay_ms = 15;
+    let server = start(0, script).unwrap();
     let began = Instant::now();
-    let events = decode(&chat(server.addr(), true).body);
-    // role chunk + 6 words + finish + [DONE] = 9 pauses
-    assert!(began.elapsed() >= Duration::from_millis(9 * 15));
+    let events = decode_openai(&chat(server.addr(), true).body);
+    // role chunk + 6 words + finish + usage + [DONE] = 10 pauses
+    assert!(began.elapsed() >= Duration::from_millis(10 * 15));
     assert_eq!(text_of(&events), "one two three four five six");
 }
 
@@ -359,7 +345,7 @@ fn the_binary_prints_its_port_first_and_serves_the_script() {
     let script_path = dir.join("script.json");
     std::fs::write(
         &script_path,
-        r#"{"replies": [{"text": "Scripted from a file."}], "chunk_words": 2}"#,
+        r#"{"rules": [], "default": {"text": "Scripted from a file."}, "chunk_words": 2}"#,
     )
     .unwrap();
 
@@ -379,8 +365,8 @@ fn the_binary_prints_its_port_first_and_serves_the_script() {
         .and_then(|a| a.parse().ok());
     let outcome = addr.map(|addr| {
         (
-            send(addr, "GET", "/health", &[], "").status,
-            text_of(&decode(&chat(addr, true).body)),
+            send(addr, "GET", "/health", &[], b"").status,
+            text_of(&decode_openai(&chat(addr, true).body)),
         )
     });
     let _ = child.kill();
@@ -413,5 +399,5 @@ fn a_connection_that_sends_nothing_gets_no_stray_answer() {
     let mut raw = Vec::new();
     idle.read_to_end(&mut raw).unwrap();
     assert!(raw.is_empty(), "{:?}", String::from_utf8_lossy(&raw));
-    assert_eq!(send(server.addr(), "GET", "/health", &[], "").status, 200);
+    assert_eq!(send(server.addr(), "GET", "/health", &[], b"").status, 200);
 }
