@@ -34,29 +34,51 @@ pub enum ProviderError {
     )]
     ModelNotFound { provider: String, model: String },
 
-    #[error("{provider} did not accept the request ({status}): {message}")]
+    #[error(
+        "{provider} did not accept the request ({status}): {}. Check the model and base URL in \
+         Settings → Providers.",
+        clause(message)
+    )]
     BadRequest {
         provider: String,
         status: u16,
         message: String,
     },
 
-    #[error("{provider} had a problem on its side ({status}): {message}. Try again in a minute.")]
+    #[error(
+        "{provider} had a problem on its side ({status}): {}. Try again in a minute.",
+        clause(message)
+    )]
     ServerError {
         provider: String,
         status: u16,
         message: String,
     },
 
+    /// No answer at all. `fix` is the advice for this provider, from
+    /// [`crate::explain_network_failure`].
+    #[error("Could not reach {provider} ({detail}). {fix}")]
+    Network {
+        provider: String,
+        detail: String,
+        fix: String,
+    },
+
     #[error(
-        "Could not reach {provider} ({detail}). Check your internet connection. If other sites \
-         work, {provider} may not accept requests from a web page (CORS), or a local server \
-         must be told to allow this page's address."
+        "{provider} refused requests from a web page for this account: an admin of your \
+         organisation has turned off browser (CORS) access. Ask them to allow it in the \
+         provider's console, or reach the same models through OpenRouter."
     )]
-    Network { provider: String, detail: String },
+    BrowserAccessDenied { provider: String },
 
     #[error("The reply from {provider} stopped before it was finished. Try again.")]
     StreamCut { provider: String },
+
+    #[error(
+        "{provider} sent nothing for {seconds} s, so Aula stopped waiting. Try again, or pick a \
+         faster model in Settings → Providers."
+    )]
+    Stalled { provider: String, seconds: u64 },
 
     #[error("The request to {provider} was stopped.")]
     Aborted { provider: String },
@@ -66,8 +88,22 @@ pub enum ProviderError {
     )]
     MalformedReply { provider: String, detail: String },
 
-    #[error("{provider} reported a problem: {message}")]
+    #[error(
+        "{provider} reported a problem: {}. Try again, or pick another model in Settings → \
+         Providers.",
+        clause(message)
+    )]
     Upstream { provider: String, message: String },
+}
+
+/// A provider's message, to sit inside a sentence: without its closing full stop.
+fn clause(message: &str) -> &str {
+    let trimmed = message.trim().trim_end_matches(['.', '。']);
+    if trimmed.is_empty() {
+        "no details given"
+    } else {
+        trimmed
+    }
 }
 
 fn retry_hint(retry_after_ms: Option<u64>) -> String {
@@ -86,6 +122,7 @@ impl ProviderError {
                 | ProviderError::ServerError { .. }
                 | ProviderError::Network { .. }
                 | ProviderError::StreamCut { .. }
+                | ProviderError::Stalled { .. }
         )
     }
 
@@ -102,11 +139,20 @@ impl ProviderError {
         let provider = provider.to_string();
         let (message, code) = error_message(body);
         let message = redact(&message, secret);
+        if body.contains("CORS requests are not allowed") || body.contains("CORS requests must") {
+            return ProviderError::BrowserAccessDenied { provider };
+        }
+        // Gemini answers a bad key with 400 INVALID_ARGUMENT.
+        if body.contains("API_KEY_INVALID") || body.contains("API key not valid") {
+            return ProviderError::KeyRejected { provider, status };
+        }
+        let out_of_credit = code.as_deref() == Some("insufficient_quota")
+            || message.contains("credit balance is too low")
+            || message.contains("Insufficient Balance");
         match status {
             401 | 403 => ProviderError::KeyRejected { provider, status },
-            429 if code.as_deref() == Some("insufficient_quota") => {
-                ProviderError::QuotaExhausted { provider }
-            }
+            402 => ProviderError::QuotaExhausted { provider },
+            400 | 429 if out_of_credit => ProviderError::QuotaExhausted { provider },
             429 => ProviderError::RateLimited {
                 provider,
                 retry_after_ms: retry_after_ms(headers),
@@ -136,19 +182,39 @@ impl ProviderError {
         code: Option<&str>,
     ) -> ProviderError {
         let provider = provider.to_string();
-        let hint = format!("{} {}", kind.unwrap_or(""), code.unwrap_or(""));
+        // OpenAI `type`/`code`, Anthropic `error.type`, Gemini `status` (upper case).
+        let hint = format!("{} {}", kind.unwrap_or(""), code.unwrap_or("")).to_ascii_lowercase();
+        let server = |status: u16| ProviderError::ServerError {
+            provider: provider.clone(),
+            status,
+            message: redact(message, ""),
+        };
         if hint.contains("insufficient_quota") {
             ProviderError::QuotaExhausted { provider }
-        } else if hint.contains("rate_limit") {
+        } else if hint.contains("rate_limit") || hint.contains("resource_exhausted") {
             ProviderError::RateLimited {
                 provider,
                 retry_after_ms: None,
             }
-        } else if hint.contains("invalid_api_key") || hint.contains("authentication") {
+        } else if hint.contains("invalid_api_key")
+            || hint.contains("authentication")
+            || hint.contains("unauthenticated")
+        {
             ProviderError::KeyRejected {
                 provider,
                 status: 401,
             }
+        } else if hint.contains("permission") {
+            ProviderError::KeyRejected {
+                provider,
+                status: 403,
+            }
+        } else if hint.contains("overloaded") {
+            server(529) // Anthropic's "overloaded" status
+        } else if hint.contains("unavailable") {
+            server(503)
+        } else if hint.contains("api_error") || hint.trim() == "internal" {
+            server(500)
         } else {
             ProviderError::Upstream {
                 provider,
@@ -362,11 +428,28 @@ mod tests {
             ProviderError::from_stream_error("X", "bad", None, Some("invalid_api_key")),
             ProviderError::KeyRejected { .. }
         ));
+        // Overload is the provider's trouble, worth a retry; an unknown kind is passed on.
         assert_eq!(
             ProviderError::from_stream_error("X", "Overloaded", Some("overloaded_error"), None),
+            ProviderError::ServerError {
+                provider: "X".into(),
+                status: 529,
+                message: "Overloaded".into()
+            }
+        );
+        assert!(matches!(
+            ProviderError::from_stream_error("X", "quota", None, Some("RESOURCE_EXHAUSTED")),
+            ProviderError::RateLimited { .. }
+        ));
+        assert!(matches!(
+            ProviderError::from_stream_error("X", "down", None, Some("UNAVAILABLE")),
+            ProviderError::ServerError { status: 503, .. }
+        ));
+        assert_eq!(
+            ProviderError::from_stream_error("X", "Odd.", Some("server_error"), None),
             ProviderError::Upstream {
                 provider: "X".into(),
-                message: "Overloaded".into()
+                message: "Odd.".into()
             }
         );
     }

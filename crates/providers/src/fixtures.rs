@@ -11,3 +11,62 @@ pub const OPENAI_TRANSCRIPT: &str = concat!(
     "data: {\"id\":\"chatcmpl-9x\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"gpt-4o-mini\",\"choices\":[],\"usage\":{\"prompt_tokens\":42,\"completion_tokens\":9,\"total_tokens\":51,\"prompt_tokens_details\":{\"cached_tokens\":32}}}\n\n",
     "data: [DONE]\n\n",
 );
+
+/// DeepSeek's reasoner on the OpenAI dialect: `reasoning_content` before `content`, then usage.
+pub const DEEPSEEK_TRANSCRIPT: &str = concat!(
+    "data: {\"id\":\"a1b2\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"deepseek-reasoner\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":null,\"reasoning_content\":\"\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+    "data: {\"id\":\"a1b2\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"deepseek-reasoner\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":null,\"reasoning_content\":\"Leaves reflect \"},\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+    "data: {\"id\":\"a1b2\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"deepseek-reasoner\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":null,\"reasoning_content\":\"green light.\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+    "data: {\"id\":\"a1b2\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"deepseek-reasoner\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Chlorophyll reflects green — 叶绿素.\",\"reasoning_content\":null},\"logprobs\":null,\"finish_reason\":null}]}\n\n",
+    "data: {\"id\":\"a1b2\",\"object\":\"chat.completion.chunk\",\"created\":1764633600,\"model\":\"deepseek-reasoner\",\"system_fingerprint\":\"fp_1\",\"choices\":[{\"index\":0,\"delta\":{\"content\":\"\",\"reasoning_content\":null},\"logprobs\":null,\"finish_reason\":\"stop\"}],\"usage\":{\"prompt_tokens\":20,\"completion_tokens\":31,\"total_tokens\":51,\"prompt_tokens_details\":{\"cached_tokens\":0},\"completion_tokens_details\":{\"reasoning_tokens\":12},\"prompt_cache_hit_tokens\":0,\"prompt_cache_miss_tokens\":20}}\n\n",
+    "data: [DONE]\n\n",
+);
+
+/// Anthropic Messages with extended thinking: named events, a ping, a signature, usage split
+/// between `message_start` and `message_delta`.
+pub const ANTHROPIC_TRANSCRIPT: &str = concat!(
+    "event: message_start\n",
+    "data: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_01XFDUDYJgAACzvnptvVoYEL\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"claude-sonnet-4-5-20250929\",\"content\":[],\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":472,\"cache_creation_input_tokens\":0,\"cache_read_input_tokens\":2048,\"output_tokens\":2}}}\n\n",
+    "event: content_block_start\n",
+    "data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"thinking\",\"thinking\":\"\",\"signature\":\"\"}}\n\n",
+    "event: ping\n",
+    "data: {\"type\": \"ping\"}\n\n",
+    "event: content_block_delta\n",
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"The learner asks why leaves are green. \"}}\n\n",
+    "event: content_block_delta\n",
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"thinking_delta\",\"thinking\":\"Chlorophyll absorbs red and blue.\"}}\n\n",
+    "event: content_block_delta\n",
+    "data: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"signature_delta\",\"signature\":\"EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds\"}}\n\n",
+    "event: content_block_stop\n",
+    "data: {\"type\":\"content_block_stop\",\"index\":0}\n\n",
+    "event: content_block_start\n",
+    "data: {\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n",
+    "event: content_block_delta\n",
+    "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"Leaves look green because \"}}\n\n",
+    "event: content_block_delta\n",
+    "data: {\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"text_delta\",\"text\":\"chlorophyll reflects green light — 叶绿素 🌿.\"}}\n\n",
+    "event: content_block_stop\n",
+    "data: {\"type\":\"content_block_stop\",\"index\":1}\n\n",
+    "event: message_delta\n",
+    "data: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":58}}\n\n",
+    "event: message_stop\n",
+    "data: {\"type\":\"message_stop\"}\n\n",
+);
+
+/// Gemini `streamGenerateContent?alt=sse`: CRLF-separated frames, each a whole
+/// `GenerateContentResponse`; a thought summary, text, then `finishReason` and usage; no marker.
+pub const GEMINI_TRANSCRIPT: &str = concat!(
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"**Explaining leaf colour**\\n\\nChlorophyll absorbs red and blue.\",\"thought\": true}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"totalTokenCount\": 60,\"thoughtsTokenCount\": 48},\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"x3c1aKbGM8_Sz7IPlcrE-Ac\"}\r\n\r\n",
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Leaves look green because \"}],\"role\": \"model\"},\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 5,\"totalTokenCount\": 65,\"thoughtsTokenCount\": 48},\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"x3c1aKbGM8_Sz7IPlcrE-Ac\"}\r\n\r\n",
+    "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"chlorophyll reflects green light — 叶绿素 🌿.\"}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 20,\"totalTokenCount\": 80,\"thoughtsTokenCount\": 48,\"promptTokensDetails\": [{\"modality\": \"TEXT\",\"tokenCount\": 12}]},\"modelVersion\": \"gemini-2.5-flash\",\"responseId\": \"x3c1aKbGM8_Sz7IPlcrE-Ac\"}\r\n\r\n",
+);
+
+/// Ollama `/api/chat` with `think: true`: one JSON object a line, thinking then content, and the
+/// final `done: true` line with counts.
+pub const OLLAMA_TRANSCRIPT: &str = concat!(
+    "{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000001Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"The learner asks why leaves are green. \"},\"done\":false}\n",
+    "{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000002Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\",\"thinking\":\"Chlorophyll absorbs red and blue.\"},\"done\":false}\n",
+    "{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000003Z\",\"message\":{\"role\":\"assistant\",\"content\":\"Leaves look green because \"},\"done\":false}\n",
+    "{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000004Z\",\"message\":{\"role\":\"assistant\",\"content\":\"chlorophyll reflects green light — 叶绿素 🌿.\"},\"done\":false}\n",
+    "{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000005Z\",\"message\":{\"role\":\"assistant\",\"content\":\"\"},\"done_reason\":\"stop\",\"done\":true,\"total_duration\":4883583458,\"load_duration\":1334875,\"prompt_eval_count\":26,\"prompt_eval_duration\":342546000,\"eval_count\":282,\"eval_duration\":4535599000}\n",
+);

@@ -1,141 +1,273 @@
 //! LLM providers: one request shape ([`ChatRequest`]), one event type for every streamed reply
-//! ([`StreamEvent`]), an incremental SSE decoder, the OpenAI chat-completions dialect, the
-//! [`Transport`] port through which bytes move, and an error taxonomy whose messages tell the
-//! learner what to do and never contain a key.
+//! ([`StreamEvent`]), the four wire dialects (OpenAI chat completions, Anthropic Messages, Gemini
+//! native, Ollama native) behind one incremental decoder ([`ChatStream`]), the provider presets
+//! table ([`PRESETS`]), retry and stall policy, model lists, speech requests, token estimates, the
+//! [`Transport`] and [`Sleeper`] ports through which bytes and time move, and an error taxonomy
+//! whose messages tell the learner what to do and never contain a key.
 //!
 //! This crate decides and decodes; it does not do I/O. It must never depend on a browser type
 //! (web-sys, gloo, wasm-bindgen), an HTTP client or an async runtime: the browser's fetch
 //! transport lives in `app`, and a scripted one in [`transport::memory`] for tests.
 
+pub mod anthropic;
 pub mod error;
 pub mod event;
+pub mod gemini;
+pub mod models;
+pub mod ollama;
 pub mod openai;
+pub mod presets;
 pub mod request;
+pub mod retry;
+pub mod speech;
 pub mod sse;
+pub mod stream;
+pub mod tokens;
 pub mod transport;
 
 #[cfg(test)]
 mod fixtures;
+#[cfg(test)]
+mod tests_support;
 
 use std::future::Future;
+use std::pin::pin;
+use std::task::Poll;
 
 pub use error::ProviderError;
 pub use event::{StopReason, StreamEvent};
+pub use models::{models_request, parse_models};
 pub use openai::OpenAiChatDecoder;
-pub use request::{ChatMessage, ChatRequest, ChatRole, Endpoint, JsonSchema, Thinking};
+pub use presets::{explain_network_failure, preset, BrowserAccess, KeyNeed, Preset, PRESETS};
+pub use request::{ChatMessage, ChatRequest, ChatRole, Dialect, Endpoint, JsonSchema, Thinking};
+pub use retry::{stream_chat_with_retry, RetryDecision, RetryPolicy, Sleeper};
+pub use speech::{parse_transcription, transcription_request, tts_request, AudioFormat};
 pub use sse::{SseDecoder, SseFrame};
+pub use stream::ChatStream;
+pub use tokens::{estimate_tokens, TokenCounter};
 pub use transport::{
-    AbortHandle, ByteStream, HttpRequest, HttpResponse, PendingResponse, Transport, TransportError,
+    AbortHandle, ByteStream, HttpRequest, HttpResponse, Method, PendingResponse, Transport,
+    TransportError,
 };
 
 /// The most of an error body read before classifying it.
 const MAX_ERROR_BODY_BYTES: usize = 64 * 1024;
 
-/// The HTTP request for a streamed chat on an OpenAI-compatible endpoint. No `Authorization`
-/// header when there is no key (local servers such as Ollama need none).
-pub fn openai_http_request(endpoint: &Endpoint, request: &ChatRequest) -> HttpRequest {
-    let mut headers = vec![
-        ("content-type".to_string(), "application/json".to_string()),
-        ("accept".to_string(), "text/event-stream".to_string()),
-    ];
-    if !endpoint.api_key.is_empty() {
-        headers.push((
-            "authorization".to_string(),
-            format!("Bearer {}", endpoint.api_key),
-        ));
+/// The headers that authenticate a request in this endpoint's dialect, and nothing else. No
+/// key header when there is no key (local servers need none).
+pub(crate) fn auth_headers(endpoint: &Endpoint) -> Vec<(String, String)> {
+    let key = endpoint.key();
+    let mut headers = Vec::new();
+    match endpoint.dialect {
+        Dialect::OpenAiChat if !key.is_empty() => {
+            headers.push(("authorization".into(), format!("Bearer {key}")));
+        }
+        Dialect::Anthropic => {
+            if !key.is_empty() {
+                headers.push(("x-api-key".into(), key.to_string()));
+            }
+            headers.push(("anthropic-version".into(), "2023-06-01".into()));
+            // Anthropic's opt-in for calls from a web page (CORS).
+            headers.push((
+                "anthropic-dangerous-direct-browser-access".into(),
+                "true".into(),
+            ));
+        }
+        Dialect::Gemini if !key.is_empty() => {
+            // A header, not `?key=`, so the key never sits in a URL.
+            headers.push(("x-goog-api-key".into(), key.to_string()));
+        }
+        _ => {}
     }
-    HttpRequest {
-        url: format!(
-            "{}/chat/completions",
-            endpoint.base_url.trim_end_matches('/')
-        ),
-        headers,
-        body: openai::request_body(request, &endpoint.model).to_string(),
-    }
+    headers
 }
 
-async fn next_chunk(body: &mut ByteStream) -> Option<Result<Vec<u8>, TransportError>> {
+/// The HTTP request for a streamed chat in the endpoint's dialect.
+pub fn http_request(endpoint: &Endpoint, request: &ChatRequest) -> HttpRequest {
+    let base = endpoint.base();
+    let model = endpoint.model.trim();
+    let (url, body) = match endpoint.dialect {
+        Dialect::OpenAiChat => (
+            format!("{base}/chat/completions"),
+            openai::vendor_body(request, &endpoint.provider, model),
+        ),
+        Dialect::Anthropic => (
+            format!("{base}/messages"),
+            anthropic::request_body(request, model),
+        ),
+        Dialect::Gemini => (
+            format!(
+                "{base}/models/{}:streamGenerateContent?alt=sse",
+                gemini::model_path(model)
+            ),
+            gemini::request_body(request),
+        ),
+        Dialect::OllamaNative => (
+            format!("{base}/api/chat"),
+            ollama::request_body(request, model),
+        ),
+    };
+    HttpRequest::json(Method::Post, url, auth_headers(endpoint), &body)
+}
+
+pub(crate) async fn next_chunk(body: &mut ByteStream) -> Option<Result<Vec<u8>, TransportError>> {
     std::future::poll_fn(|cx| body.as_mut().poll_next(cx)).await
 }
 
-fn transport_failure(endpoint: &Endpoint, error: TransportError, mid_body: bool) -> ProviderError {
-    let provider = endpoint.provider.clone();
+/// `future`, or `None` if `limit` (a sleeper and milliseconds) runs out first.
+pub(crate) async fn within<T>(
+    future: impl Future<Output = T>,
+    limit: Option<(&dyn Sleeper, u64)>,
+) -> Option<T> {
+    let Some((sleeper, ms)) = limit else {
+        return Some(future.await);
+    };
+    let mut future = pin!(future);
+    let mut timer = sleeper.sleep(ms);
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(value) = future.as_mut().poll(cx) {
+            return Poll::Ready(Some(value));
+        }
+        if timer.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        Poll::Pending
+    })
+    .await
+}
+
+pub(crate) fn transport_failure(
+    endpoint: &Endpoint,
+    error: TransportError,
+    mid_body: bool,
+) -> ProviderError {
+    let provider = endpoint.provider_name();
     match error {
         TransportError::Aborted => ProviderError::Aborted { provider },
         TransportError::Network(_) if mid_body => ProviderError::StreamCut { provider },
         TransportError::Network(detail) => ProviderError::Network {
             provider,
-            detail: error::redact(&detail, &endpoint.api_key),
+            detail: error::redact(&detail, endpoint.key()),
+            fix: explain_network_failure(&endpoint.provider),
         },
     }
 }
 
-/// Starts a streamed chat on an OpenAI-compatible endpoint. Returns the handle that aborts it
-/// and the future that drives it: every event goes to `on_event`, and the last one is always a
+/// Classifies a non-success answer, knowing the endpoint: a keyless local server answering 403
+/// is refusing this page's origin, not a key.
+pub(crate) fn http_failure(
+    endpoint: &Endpoint,
+    status: u16,
+    headers: &[(String, String)],
+    body: &str,
+) -> ProviderError {
+    let keyless = preset(&endpoint.provider).is_some_and(|p| p.key == KeyNeed::None);
+    if status == 403 && keyless {
+        return ProviderError::Network {
+            provider: endpoint.provider_name(),
+            detail: "403: this page's address is not allowed".into(),
+            fix: explain_network_failure(&endpoint.provider),
+        };
+    }
+    ProviderError::from_http(
+        &endpoint.provider_name(),
+        &endpoint.model,
+        status,
+        headers,
+        body,
+        endpoint.key(),
+    )
+}
+
+/// Runs one request's answer to its end. Every event but a final error goes to `on_event`; the
+/// error is returned instead, so a caller may retry. `stall` bounds the wait for each chunk.
+pub(crate) async fn drive_attempt(
+    response: transport::ResponseFuture,
+    endpoint: &Endpoint,
+    wants_json: bool,
+    stall: Option<(&dyn Sleeper, u64)>,
+    on_event: &mut dyn FnMut(StreamEvent),
+) -> Option<ProviderError> {
+    let stalled = |endpoint: &Endpoint| ProviderError::Stalled {
+        provider: endpoint.provider_name(),
+        seconds: stall.map_or(0, |(_, ms)| ms.div_ceil(1000)),
+    };
+    let response = match within(response, stall).await {
+        None => return Some(stalled(endpoint)),
+        Some(Err(e)) => return Some(transport_failure(endpoint, e, false)),
+        Some(Ok(response)) => response,
+    };
+    let HttpResponse {
+        status,
+        headers,
+        mut body,
+    } = response;
+    if !(200..300).contains(&status) {
+        let mut bytes = Vec::new();
+        while let Some(Some(Ok(chunk))) = within(next_chunk(&mut body), stall).await {
+            bytes.extend_from_slice(&chunk);
+            if bytes.len() >= MAX_ERROR_BODY_BYTES {
+                break;
+            }
+        }
+        return Some(http_failure(
+            endpoint,
+            status,
+            &headers,
+            &String::from_utf8_lossy(&bytes),
+        ));
+    }
+    let mut decoder = ChatStream::new(endpoint.dialect, endpoint.provider_name());
+    if wants_json {
+        decoder = decoder.expecting_json();
+    }
+    let mut deliver = |events: Vec<StreamEvent>| -> Option<Option<ProviderError>> {
+        for event in events {
+            match event {
+                StreamEvent::Error(e) => return Some(Some(e)),
+                end @ StreamEvent::Done { .. } => {
+                    on_event(end);
+                    return Some(None);
+                }
+                other => on_event(other),
+            }
+        }
+        None
+    };
+    loop {
+        let bytes = match within(next_chunk(&mut body), stall).await {
+            None => return Some(stalled(endpoint)),
+            Some(None) => break,
+            Some(Some(Err(e))) => return Some(transport_failure(endpoint, e, true)),
+            Some(Some(Ok(bytes))) => bytes,
+        };
+        // Anything after the end is ignored; dropping the body cancels it.
+        if let Some(outcome) = deliver(decoder.push(&bytes)) {
+            return outcome;
+        }
+    }
+    deliver(decoder.finish()).flatten()
+}
+
+/// Starts a streamed chat on `endpoint`, in its dialect. Returns the handle that aborts it and
+/// the future that drives it: every event goes to `on_event`, and the last one is always a
 /// single [`StreamEvent::Done`] or [`StreamEvent::Error`]. The future owns what it needs, so the
 /// browser can spawn it.
-pub fn stream_openai_chat<F: FnMut(StreamEvent)>(
+pub fn stream_chat<F: FnMut(StreamEvent)>(
     transport: &dyn Transport,
     endpoint: Endpoint,
     request: &ChatRequest,
     on_event: F,
 ) -> (Box<dyn AbortHandle>, impl Future<Output = ()>) {
-    let PendingResponse { response, abort } =
-        transport.post(openai_http_request(&endpoint, request));
+    let PendingResponse { response, abort } = transport.post(http_request(&endpoint, request));
     let wants_json = request.json_schema.is_some();
     let drive = async move {
         let mut on_event = on_event;
-        let response = match response.await {
-            Ok(response) => response,
-            Err(e) => return on_event(StreamEvent::Error(transport_failure(&endpoint, e, false))),
-        };
-        let HttpResponse {
-            status,
-            headers,
-            mut body,
-        } = response;
-        if !(200..300).contains(&status) {
-            let mut bytes = Vec::new();
-            while let Some(Ok(chunk)) = next_chunk(&mut body).await {
-                bytes.extend_from_slice(&chunk);
-                if bytes.len() >= MAX_ERROR_BODY_BYTES {
-                    break;
-                }
-            }
-            let error = ProviderError::from_http(
-                &endpoint.provider,
-                &endpoint.model,
-                status,
-                &headers,
-                &String::from_utf8_lossy(&bytes),
-                &endpoint.api_key,
-            );
-            return on_event(StreamEvent::Error(error));
+        if let Some(error) =
+            drive_attempt(response, &endpoint, wants_json, None, &mut on_event).await
+        {
+            on_event(StreamEvent::Error(error));
         }
-
-        let mut sse = SseDecoder::new();
-        let mut decoder = OpenAiChatDecoder::new(endpoint.provider.clone());
-        if wants_json {
-            decoder = decoder.expecting_json();
-        }
-        while let Some(chunk) = next_chunk(&mut body).await {
-            let bytes = match chunk {
-                Ok(bytes) => bytes,
-                Err(e) => {
-                    return on_event(StreamEvent::Error(transport_failure(&endpoint, e, true)))
-                }
-            };
-            for frame in sse.push(&bytes) {
-                decoder.decode(&frame).into_iter().for_each(&mut on_event);
-                if decoder.is_done() {
-                    return; // anything after the end is ignored; dropping the body cancels it
-                }
-            }
-        }
-        if let Some(frame) = sse.finish() {
-            decoder.decode(&frame).into_iter().for_each(&mut on_event);
-        }
-        decoder.finish().into_iter().for_each(&mut on_event);
     };
     (abort, drive)
 }
@@ -143,41 +275,46 @@ pub fn stream_openai_chat<F: FnMut(StreamEvent)>(
 #[cfg(test)]
 mod tests {
     use std::cell::RefCell;
-    use std::pin::pin;
+    use std::pin::{pin, Pin};
     use std::rc::Rc;
     use std::task::{Context, Poll, Waker};
 
+    use serde_json::json;
+
     use super::*;
-    use crate::fixtures::OPENAI_TRANSCRIPT;
-    use crate::transport::memory::ScriptedTransport;
+    use crate::fixtures::{
+        ANTHROPIC_TRANSCRIPT, DEEPSEEK_TRANSCRIPT, GEMINI_TRANSCRIPT, OLLAMA_TRANSCRIPT,
+        OPENAI_TRANSCRIPT,
+    };
+    use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
 
     const KEY: &str = "sk-test-9f8e7d6c5b4a39281706";
 
-    /// The scripted transport never waits, so one poll finishes the future.
+    /// The scripted transport and the fake sleeper never wait, so one poll finishes the future.
     fn run(future: impl Future<Output = ()>) {
         let mut future = pin!(future);
         let mut cx = Context::from_waker(Waker::noop());
         assert_eq!(future.as_mut().poll(&mut cx), Poll::Ready(()));
     }
 
+    fn endpoint_for(id: &str, model: &str) -> Endpoint {
+        Endpoint::from_preset(preset(id).unwrap(), model, Some(KEY.into()))
+    }
+
     fn endpoint() -> Endpoint {
-        Endpoint {
-            provider: "OpenAI".into(),
-            base_url: "https://api.openai.com/v1/".into(),
-            api_key: KEY.into(),
-            model: "gpt-4o-mini".into(),
-        }
+        let mut e = endpoint_for("openai", "gpt-4o-mini");
+        e.base_url.push('/');
+        e
     }
 
     fn request() -> ChatRequest {
         ChatRequest::new("Teach.", vec![ChatMessage::user("What is light?")])
     }
 
-    fn collect(transport: &ScriptedTransport) -> Vec<StreamEvent> {
+    fn collect_with(transport: &ScriptedTransport, endpoint: Endpoint) -> Vec<StreamEvent> {
         let events = Rc::new(RefCell::new(Vec::new()));
         let sink = events.clone();
-        let endpoint = endpoint();
-        let (_abort, drive) = stream_openai_chat(transport, endpoint, &request(), move |e| {
+        let (_abort, drive) = stream_chat(transport, endpoint, &request(), move |e| {
             sink.borrow_mut().push(e)
         });
         run(drive);
@@ -185,49 +322,471 @@ mod tests {
         out
     }
 
+    fn collect(transport: &ScriptedTransport) -> Vec<StreamEvent> {
+        collect_with(transport, endpoint())
+    }
+
     fn chunks_of(text: &str, size: usize) -> Vec<Vec<u8>> {
         text.as_bytes().chunks(size).map(<[u8]>::to_vec).collect()
     }
 
-    #[test]
-    fn streamed_reply_arrives_whole_whatever_the_chunk_size() {
-        for size in [1, 7, 64, 4096] {
-            let transport = ScriptedTransport::streaming(chunks_of(OPENAI_TRANSCRIPT, size));
-            let events = collect(&transport);
-            let text: String = events
-                .iter()
-                .filter_map(|e| match e {
-                    StreamEvent::TextDelta(t) => Some(t.as_str()),
-                    _ => None,
-                })
-                .collect();
-            assert_eq!(text, "Plants turn light into sugar — 光合作用 🌱.");
-            assert_eq!(events.iter().filter(|e| e.is_terminal()).count(), 1);
-            assert!(events.last().is_some_and(StreamEvent::is_terminal));
+    fn text_of(events: &[StreamEvent]) -> String {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                StreamEvent::TextDelta(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn decode_whole(dialect: Dialect, input: &[u8]) -> Vec<StreamEvent> {
+        let mut stream = ChatStream::new(dialect, "Test");
+        let mut events = stream.push(input);
+        events.extend(stream.finish());
+        events
+    }
+
+    fn decode_cut(dialect: Dialect, input: &[u8], cuts: &[usize]) -> Vec<StreamEvent> {
+        let mut stream = ChatStream::new(dialect, "Test");
+        let mut events = Vec::new();
+        let mut from = 0;
+        for &cut in cuts {
+            events.extend(stream.push(&input[from..cut]));
+            from = cut;
         }
+        events.extend(stream.push(&input[from..]));
+        events.extend(stream.finish());
+        events
+    }
+
+    fn assert_same_at_every_boundary(dialect: Dialect, input: &str, expected: &[StreamEvent]) {
+        let input = input.as_bytes();
+        assert_eq!(decode_whole(dialect, input), expected);
+        for cut in 0..=input.len() {
+            assert_eq!(
+                decode_cut(dialect, input, &[cut]),
+                expected,
+                "split at {cut}"
+            );
+        }
+        let every: Vec<usize> = (1..input.len()).collect();
+        assert_eq!(decode_cut(dialect, input, &every), expected, "byte by byte");
+    }
+
+    fn leaf_reply(thoughts: &[&str], usage: (u64, u64, u64)) -> Vec<StreamEvent> {
+        let mut events: Vec<StreamEvent> = thoughts
+            .iter()
+            .map(|t| StreamEvent::ThinkingDelta(t.to_string()))
+            .collect();
+        events.extend([
+            StreamEvent::ThinkingEnd,
+            StreamEvent::TextDelta("Leaves look green because ".into()),
+            StreamEvent::TextDelta("chlorophyll reflects green light — 叶绿素 🌿.".into()),
+            StreamEvent::Usage {
+                input: usage.0,
+                output: usage.1,
+                cached: usage.2,
+            },
+            StreamEvent::Done {
+                stop_reason: Some(StopReason::EndTurn),
+            },
+        ]);
+        events
+    }
+
+    // --- every dialect's real transcript, split anywhere ---
+
+    #[test]
+    fn openai_transcript_decodes_the_same_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            OPENAI_TRANSCRIPT,
+            &[
+                StreamEvent::TextDelta("Plants turn light ".into()),
+                StreamEvent::TextDelta("into sugar — 光合作用 🌱.".into()),
+                StreamEvent::Usage {
+                    input: 42,
+                    output: 9,
+                    cached: 32,
+                },
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::EndTurn),
+                },
+            ],
+        );
     }
 
     #[test]
-    fn request_goes_to_chat_completions_with_the_key_as_bearer() {
-        let transport = ScriptedTransport::streaming(chunks_of(OPENAI_TRANSCRIPT, 100));
-        collect(&transport);
-        let sent = transport.requests.borrow()[0].clone();
-        assert_eq!(sent.url, "https://api.openai.com/v1/chat/completions");
-        assert!(sent
-            .headers
-            .contains(&("authorization".into(), format!("Bearer {KEY}"))));
+    fn deepseek_reasoning_transcript_decodes_the_same_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            DEEPSEEK_TRANSCRIPT,
+            &[
+                StreamEvent::ThinkingDelta("Leaves reflect ".into()),
+                StreamEvent::ThinkingDelta("green light.".into()),
+                StreamEvent::ThinkingEnd,
+                StreamEvent::TextDelta("Chlorophyll reflects green — 叶绿素.".into()),
+                StreamEvent::Usage {
+                    input: 20,
+                    output: 31,
+                    cached: 0,
+                },
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::EndTurn),
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn anthropic_transcript_decodes_the_same_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::Anthropic,
+            ANTHROPIC_TRANSCRIPT,
+            &leaf_reply(
+                &[
+                    "The learner asks why leaves are green. ",
+                    "Chlorophyll absorbs red and blue.",
+                ],
+                (472 + 2048, 58, 2048),
+            ),
+        );
+    }
+
+    #[test]
+    fn gemini_transcript_decodes_the_same_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::Gemini,
+            GEMINI_TRANSCRIPT,
+            &leaf_reply(
+                &["**Explaining leaf colour**\n\nChlorophyll absorbs red and blue."],
+                (12, 20 + 48, 0),
+            ),
+        );
+    }
+
+    #[test]
+    fn ollama_transcript_decodes_the_same_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OllamaNative,
+            OLLAMA_TRANSCRIPT,
+            &leaf_reply(
+                &[
+                    "The learner asks why leaves are green. ",
+                    "Chlorophyll absorbs red and blue.",
+                ],
+                (26, 282, 0),
+            ),
+        );
+    }
+
+    #[test]
+    fn every_dialect_reports_a_reply_cut_before_its_end() {
+        for (dialect, transcript) in [
+            (Dialect::OpenAiChat, DEEPSEEK_TRANSCRIPT),
+            (Dialect::Anthropic, ANTHROPIC_TRANSCRIPT),
+            (Dialect::Gemini, GEMINI_TRANSCRIPT),
+            (Dialect::OllamaNative, OLLAMA_TRANSCRIPT),
+        ] {
+            let half = &transcript.as_bytes()[..transcript.len() / 2];
+            let events = decode_whole(dialect, half);
+            assert_eq!(
+                events.last(),
+                Some(&StreamEvent::Error(ProviderError::StreamCut {
+                    provider: "Test".into()
+                })),
+                "{dialect:?}"
+            );
+        }
+    }
+
+    // --- mid-stream errors ---
+
+    #[test]
+    fn anthropic_overload_mid_stream_is_a_retryable_server_error() {
+        let transcript = [
+            &ANTHROPIC_TRANSCRIPT[..ANTHROPIC_TRANSCRIPT.find("event: content_block_stop").unwrap()],
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        ]
+        .concat();
+        let events = decode_whole(Dialect::Anthropic, transcript.as_bytes());
+        let last = events.last().unwrap();
+        assert_eq!(
+            last,
+            &StreamEvent::Error(ProviderError::ServerError {
+                provider: "Test".into(),
+                status: 529,
+                message: "Overloaded".into()
+            })
+        );
+        assert_eq!(events.iter().filter(|e| e.is_terminal()).count(), 1);
+        // Thinking was open when the error came; it is closed before the terminal event.
+        assert_eq!(events[events.len() - 2], StreamEvent::ThinkingEnd);
+    }
+
+    #[test]
+    fn gemini_error_frame_mid_stream_keeps_its_kind() {
+        let frame = "data: {\"error\": {\"code\": 429,\"message\": \"Resource has been exhausted (e.g. check quota).\",\"status\": \"RESOURCE_EXHAUSTED\"}}\r\n\r\n";
+        let transcript = [
+            &GEMINI_TRANSCRIPT[..GEMINI_TRANSCRIPT
+                .find("data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"chlo")
+                .unwrap()],
+            frame,
+        ]
+        .concat();
+        let events = decode_whole(Dialect::Gemini, transcript.as_bytes());
+        assert!(matches!(
+            events.last(),
+            Some(StreamEvent::Error(ProviderError::RateLimited { .. }))
+        ));
+        let unavailable = "data: {\"error\": {\"code\": 503,\"message\": \"The model is overloaded. Please try again later.\",\"status\": \"UNAVAILABLE\"}}\r\n\r\n";
+        assert!(matches!(
+            decode_whole(Dialect::Gemini, unavailable.as_bytes()).as_slice(),
+            [StreamEvent::Error(ProviderError::ServerError {
+                status: 503,
+                ..
+            })]
+        ));
+    }
+
+    #[test]
+    fn ollama_error_line_mid_stream_is_passed_on() {
+        let transcript = [
+            &OLLAMA_TRANSCRIPT[..OLLAMA_TRANSCRIPT
+                .find("{\"model\":\"qwen3\",\"created_at\":\"2025-06-01T10:00:00.000004Z\"")
+                .unwrap()],
+            "{\"error\":\"an error was encountered while running the model: unexpected EOF\"}\n",
+        ]
+        .concat();
+        let events = decode_whole(Dialect::OllamaNative, transcript.as_bytes());
+        assert_eq!(
+            events.last(),
+            Some(&StreamEvent::Error(ProviderError::Upstream {
+                provider: "Test".into(),
+                message: "an error was encountered while running the model: unexpected EOF".into()
+            }))
+        );
+    }
+
+    #[test]
+    fn anthropic_tool_arguments_arrive_as_json() {
+        let transcript = concat!(
+            "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
+            "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_01\",\"name\":\"decide\",\"input\":{}}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"next\\\": \"}}\n\n",
+            "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"\\\"mia\\\"}\"}}\n\n",
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":9}}\n\n",
+            "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n",
+        );
+        assert_eq!(
+            decode_whole(Dialect::Anthropic, transcript.as_bytes()),
+            [
+                StreamEvent::JsonDelta("{\"next\": ".into()),
+                StreamEvent::JsonDelta("\"mia\"}".into()),
+                StreamEvent::Usage {
+                    input: 10,
+                    output: 9,
+                    cached: 0
+                },
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::ToolUse)
+                },
+            ]
+        );
+    }
+
+    // --- request building, per dialect ---
+
+    fn headers(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn openai_request_has_bearer_and_content_type_only() {
+        let http = http_request(&endpoint(), &request());
+        assert_eq!(http.method, Method::Post);
+        assert_eq!(http.url, "https://api.openai.com/v1/chat/completions");
+        assert_eq!(
+            http.headers,
+            headers(&[
+                ("content-type", "application/json"),
+                ("authorization", &format!("Bearer {KEY}"))
+            ])
+        );
+        let body = http.json_body();
+        assert_eq!(body["stream_options"]["include_usage"], true);
+        assert_eq!(
+            body["messages"][0],
+            json!({"role": "system", "content": "Teach."})
+        );
         assert!(
-            !format!("{sent:?}").contains(KEY),
+            !format!("{http:?}").contains(KEY),
             "Debug must hide the key"
         );
     }
 
     #[test]
     fn local_server_without_a_key_gets_no_authorization_header() {
-        let mut local = endpoint();
-        local.api_key.clear();
-        let http = openai_http_request(&local, &request());
-        assert!(!http.headers.iter().any(|(k, _)| k == "authorization"));
+        let local = Endpoint::from_preset(preset("ollama").unwrap(), "llama3.2", None);
+        let http = http_request(&local, &request());
+        assert_eq!(http.url, "http://localhost:11434/v1/chat/completions");
+        assert_eq!(
+            http.headers,
+            headers(&[("content-type", "application/json")])
+        );
+        let blank = Endpoint {
+            api_key: Some("  ".into()),
+            ..local
+        };
+        assert_eq!(http_request(&blank, &request()).headers.len(), 1);
+    }
+
+    #[test]
+    fn anthropic_request_has_key_version_and_browser_opt_in() {
+        let http = http_request(&endpoint_for("anthropic", "claude-haiku-4-5"), &request());
+        assert_eq!(http.url, "https://api.anthropic.com/v1/messages");
+        assert_eq!(
+            http.headers,
+            headers(&[
+                ("content-type", "application/json"),
+                ("x-api-key", KEY),
+                ("anthropic-version", "2023-06-01"),
+                ("anthropic-dangerous-direct-browser-access", "true"),
+            ])
+        );
+        let body = http.json_body();
+        assert_eq!(body["system"], "Teach.");
+        assert_eq!(body["messages"][0]["role"], "user");
+        assert!(body.get("stream_options").is_none());
+        assert!(!format!("{http:?}").contains(KEY));
+    }
+
+    #[test]
+    fn gemini_request_streams_sse_with_the_key_in_a_header() {
+        let http = http_request(
+            &endpoint_for("gemini", "models/gemini-2.5-flash"),
+            &request(),
+        );
+        assert_eq!(
+            http.url,
+            "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
+        );
+        assert!(!http.url.contains(KEY));
+        assert_eq!(
+            http.headers,
+            headers(&[
+                ("content-type", "application/json"),
+                ("x-goog-api-key", KEY)
+            ])
+        );
+        assert_eq!(
+            http.json_body()["systemInstruction"]["parts"][0]["text"],
+            "Teach."
+        );
+        assert!(!format!("{http:?}").contains(KEY));
+    }
+
+    #[test]
+    fn ollama_native_request_goes_to_api_chat_without_auth() {
+        let local = Endpoint::from_preset(preset("ollama-native").unwrap(), "qwen3", None);
+        let mut req = request();
+        req.json_schema = Some(JsonSchema {
+            name: "d".into(),
+            schema: json!({"type": "object"}),
+        });
+        let http = http_request(&local, &req);
+        assert_eq!(http.url, "http://localhost:11434/api/chat");
+        assert_eq!(
+            http.headers,
+            headers(&[("content-type", "application/json")])
+        );
+        assert_eq!(http.json_body()["format"], json!({"type": "object"}));
+    }
+
+    #[test]
+    fn a_schema_is_structured_output_where_the_dialect_has_it() {
+        let mut req = request();
+        req.json_schema = Some(JsonSchema {
+            name: "director_decision".into(),
+            schema: json!({"type": "object", "properties": {"next": {"type": "string"}}}),
+        });
+        let openai = http_request(&endpoint(), &req).json_body();
+        assert_eq!(openai["response_format"]["type"], "json_schema");
+        assert_eq!(openai["response_format"]["json_schema"]["strict"], true);
+        let gemini = http_request(&endpoint_for("gemini", "gemini-2.5-flash"), &req).json_body();
+        assert_eq!(
+            gemini["generationConfig"]["responseMimeType"],
+            "application/json"
+        );
+        assert_eq!(
+            gemini["generationConfig"]["responseSchema"]["properties"]["next"]["type"],
+            "string"
+        );
+        let anthropic = http_request(&endpoint_for("anthropic", "m"), &req).json_body();
+        assert!(anthropic["system"]
+            .as_str()
+            .unwrap()
+            .contains("director_decision"));
+    }
+
+    // --- stream_chat over the transport ---
+
+    #[test]
+    fn streamed_reply_arrives_whole_whatever_the_chunk_size() {
+        for size in [1, 7, 64, 4096] {
+            let transport = ScriptedTransport::streaming(chunks_of(OPENAI_TRANSCRIPT, size));
+            let events = collect(&transport);
+            assert_eq!(
+                text_of(&events),
+                "Plants turn light into sugar — 光合作用 🌱."
+            );
+            assert_eq!(events.iter().filter(|e| e.is_terminal()).count(), 1);
+            assert!(events.last().is_some_and(StreamEvent::is_terminal));
+        }
+    }
+
+    #[test]
+    fn every_dialect_streams_through_stream_chat() {
+        for (id, model, transcript) in [
+            ("deepseek", "deepseek-reasoner", DEEPSEEK_TRANSCRIPT),
+            ("anthropic", "claude-sonnet-4-5", ANTHROPIC_TRANSCRIPT),
+            ("gemini", "gemini-2.5-flash", GEMINI_TRANSCRIPT),
+            ("ollama-native", "qwen3", OLLAMA_TRANSCRIPT),
+        ] {
+            let transport = ScriptedTransport::streaming(chunks_of(transcript, 13));
+            let events = collect_with(&transport, endpoint_for(id, model));
+            assert!(
+                text_of(&events).starts_with("Le") || text_of(&events).starts_with("Ch"),
+                "{id}"
+            );
+            assert!(events.contains(&StreamEvent::ThinkingEnd), "{id}");
+            assert!(
+                matches!(events.last(), Some(StreamEvent::Done { .. })),
+                "{id}: {events:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_json_request_streams_json_deltas() {
+        let transport = ScriptedTransport::streaming(chunks_of(OPENAI_TRANSCRIPT, 50));
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let sink = events.clone();
+        let mut req = request();
+        req.json_schema = Some(JsonSchema {
+            name: "x".into(),
+            schema: json!({}),
+        });
+        let (_abort, drive) = stream_chat(&transport, endpoint(), &req, move |e| {
+            sink.borrow_mut().push(e)
+        });
+        run(drive);
+        assert!(matches!(events.borrow()[0], StreamEvent::JsonDelta(_)));
     }
 
     #[test]
@@ -248,7 +807,7 @@ mod tests {
     }
 
     #[test]
-    fn refused_connection_is_a_network_error_that_mentions_cors() {
+    fn refused_connection_is_a_network_error_that_names_the_fix() {
         let mut transport = ScriptedTransport::streaming(vec![]);
         transport.connect_error = Some(TransportError::Network(format!(
             "TypeError: Failed to fetch https://x/?key={KEY}"
@@ -259,6 +818,53 @@ mod tests {
         };
         assert!(err.to_string().contains("CORS"));
         assert!(!err.to_string().contains(KEY));
+        let local = Endpoint::from_preset(preset("ollama").unwrap(), "llama3.2", None);
+        let events = collect_with(&transport, local);
+        let [StreamEvent::Error(err)] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert!(err.to_string().contains("OLLAMA_ORIGINS"), "{err}");
+    }
+
+    #[test]
+    fn a_local_server_refusing_this_page_is_told_apart_from_a_bad_key() {
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(403, vec![], ""));
+        let local = Endpoint::from_preset(preset("ollama-native").unwrap(), "qwen3", None);
+        let events = collect_with(&transport, local);
+        let [StreamEvent::Error(err @ ProviderError::Network { .. })] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert!(err.to_string().contains("OLLAMA_ORIGINS"), "{err}");
+    }
+
+    #[test]
+    fn anthropic_org_without_browser_access_is_told_so() {
+        let body = r#"{"type":"error","error":{"type":"invalid_request_error","message":"CORS requests are not allowed for this Organization because of its settings. Please contact your admin."}}"#;
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(401, vec![], body));
+        let events = collect_with(&transport, endpoint_for("anthropic", "m"));
+        assert_eq!(
+            events,
+            [StreamEvent::Error(ProviderError::BrowserAccessDenied {
+                provider: "Anthropic (Claude)".into()
+            })]
+        );
+    }
+
+    #[test]
+    fn gemini_bad_key_is_a_rejected_key_despite_its_400() {
+        let body = r#"{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}"#;
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(400, vec![], body));
+        let events = collect_with(&transport, endpoint_for("gemini", "gemini-2.5-flash"));
+        assert!(matches!(
+            events.as_slice(),
+            [StreamEvent::Error(ProviderError::KeyRejected {
+                status: 400,
+                ..
+            })]
+        ));
     }
 
     #[test]
@@ -279,8 +885,7 @@ mod tests {
         let transport = ScriptedTransport::streaming(chunks_of(OPENAI_TRANSCRIPT, 40));
         let events = Rc::new(RefCell::new(Vec::new()));
         let sink = events.clone();
-        let endpoint = endpoint();
-        let (abort, drive) = stream_openai_chat(&transport, endpoint, &request(), move |e| {
+        let (abort, drive) = stream_chat(&transport, endpoint(), &request(), move |e| {
             sink.borrow_mut().push(e)
         });
         abort.abort();
@@ -300,8 +905,7 @@ mod tests {
         let stop = transport.aborted.clone();
         let events = Rc::new(RefCell::new(Vec::new()));
         let sink = events.clone();
-        let endpoint = endpoint();
-        let (_abort, drive) = stream_openai_chat(&transport, endpoint, &request(), move |e| {
+        let (_abort, drive) = stream_chat(&transport, endpoint(), &request(), move |e| {
             if matches!(e, StreamEvent::TextDelta(_)) {
                 stop.set(true);
             }
@@ -317,5 +921,314 @@ mod tests {
                 })
             ]
         );
+    }
+
+    // --- retries ---
+
+    /// Sleeps no time at all, and remembers what it was asked.
+    #[derive(Default)]
+    struct InstantSleeper {
+        asked: RefCell<Vec<u64>>,
+    }
+
+    impl Sleeper for InstantSleeper {
+        fn sleep(&self, ms: u64) -> Pin<Box<dyn Future<Output = ()>>> {
+            self.asked.borrow_mut().push(ms);
+            Box::pin(std::future::ready(()))
+        }
+    }
+
+    type Retries = Rc<RefCell<Vec<(u32, u64, ProviderError)>>>;
+
+    fn with_retry(
+        transport: &ScriptedTransport,
+        sleeper: &InstantSleeper,
+        policy: RetryPolicy,
+    ) -> (Vec<StreamEvent>, Vec<(u32, u64, ProviderError)>) {
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let retries: Retries = Rc::default();
+        let (sink, log) = (events.clone(), retries.clone());
+        let (_abort, drive) = stream_chat_with_retry(
+            transport,
+            sleeper,
+            policy,
+            endpoint(),
+            &request(),
+            move |e| sink.borrow_mut().push(e),
+            move |attempt, ms, err: &ProviderError| {
+                log.borrow_mut().push((attempt, ms, err.clone()))
+            },
+        );
+        run(drive);
+        let out = (events.borrow().clone(), retries.borrow().clone());
+        out
+    }
+
+    #[test]
+    fn a_rate_limit_then_success_succeeds_after_one_reported_retry() {
+        let limited = ScriptedAnswer::status(
+            429,
+            vec![("retry-after".into(), "2".into())],
+            r#"{"error":{"message":"Rate limit reached","type":"requests","code":"rate_limit_exceeded"}}"#,
+        );
+        let transport = ScriptedTransport::answering(
+            vec![limited],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 33)),
+        );
+        let sleeper = InstantSleeper::default();
+        let (events, retries) = with_retry(&transport, &sleeper, RetryPolicy::default());
+        assert_eq!(
+            text_of(&events),
+            "Plants turn light into sugar — 光合作用 🌱."
+        );
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+        assert!(!events.iter().any(|e| matches!(e, StreamEvent::Error(_))));
+        assert_eq!(retries.len(), 1);
+        let (attempt, wait, err) = &retries[0];
+        assert_eq!((*attempt, *wait), (1, 2_000));
+        assert!(matches!(err, ProviderError::RateLimited { .. }));
+        assert_eq!(transport.requests.borrow().len(), 2);
+        // The sleeper slept the retry wait (and was asked for stall timers, which never fired).
+        assert!(sleeper.asked.borrow().contains(&2_000));
+    }
+
+    #[test]
+    fn a_rejected_key_is_reported_at_once_without_retrying() {
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(401, vec![], "{}"));
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert!(retries.is_empty());
+        assert!(matches!(
+            events.as_slice(),
+            [StreamEvent::Error(ProviderError::KeyRejected { .. })]
+        ));
+        assert_eq!(transport.requests.borrow().len(), 1);
+    }
+
+    #[test]
+    fn server_errors_are_retried_until_attempts_run_out() {
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(500, vec![], "boom"));
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert_eq!(retries.len(), 3);
+        assert_eq!(retries.iter().map(|r| r.0).collect::<Vec<_>>(), [1, 2, 3]);
+        for (attempt, wait, _) in &retries {
+            let full = 1_000u64 << (attempt - 1);
+            assert!((full / 2..=full).contains(wait), "{attempt}: {wait}");
+        }
+        assert_eq!(events.len(), 1);
+        assert!(matches!(
+            events[0],
+            StreamEvent::Error(ProviderError::ServerError { .. })
+        ));
+        assert_eq!(transport.requests.borrow().len(), 4);
+    }
+
+    #[test]
+    fn a_reply_cut_after_text_is_not_retried() {
+        let upto = OPENAI_TRANSCRIPT.find("into sugar").unwrap();
+        let mut cut = ScriptedAnswer::streaming(chunks_of(&OPENAI_TRANSCRIPT[..upto], 50));
+        cut.ending = Some(TransportError::Network("reset".into()));
+        let transport = ScriptedTransport::answering(vec![], cut);
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert!(retries.is_empty());
+        assert_eq!(text_of(&events), "Plants turn light ");
+        assert!(matches!(
+            events.last(),
+            Some(StreamEvent::Error(ProviderError::StreamCut { .. }))
+        ));
+    }
+
+    #[test]
+    fn a_silent_stream_stalls_and_is_retried() {
+        let mut silent = ScriptedAnswer::streaming(chunks_of(&OPENAI_TRANSCRIPT[..24], 24));
+        silent.hangs = true;
+        let transport = ScriptedTransport::answering(
+            vec![silent],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 100)),
+        );
+        let sleeper = InstantSleeper::default();
+        let (events, retries) = with_retry(&transport, &sleeper, RetryPolicy::default());
+        assert_eq!(retries.len(), 1);
+        assert_eq!(
+            retries[0].2,
+            ProviderError::Stalled {
+                provider: "OpenAI".into(),
+                seconds: 45
+            }
+        );
+        assert!(sleeper.asked.borrow().contains(&45_000));
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+    }
+
+    #[test]
+    fn aborting_a_retrying_stream_stops_it() {
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(500, vec![], "boom"));
+        let sleeper = InstantSleeper::default();
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let sink = events.clone();
+        let (abort, drive) = stream_chat_with_retry(
+            &transport,
+            &sleeper,
+            RetryPolicy::default(),
+            endpoint(),
+            &request(),
+            move |e| sink.borrow_mut().push(e),
+            |_, _, _: &ProviderError| {},
+        );
+        abort.abort();
+        run(drive);
+        assert_eq!(
+            events.borrow().as_slice(),
+            [StreamEvent::Error(ProviderError::Aborted {
+                provider: "OpenAI".into()
+            })]
+        );
+        assert!(transport.requests.borrow().is_empty());
+    }
+
+    // --- no message ever shows the key ---
+
+    fn every_error(provider: &str, detail: &str) -> Vec<ProviderError> {
+        let p = provider.to_string();
+        let d = detail.to_string();
+        vec![
+            ProviderError::KeyRejected {
+                provider: p.clone(),
+                status: 401,
+            },
+            ProviderError::RateLimited {
+                provider: p.clone(),
+                retry_after_ms: Some(3_000),
+            },
+            ProviderError::QuotaExhausted {
+                provider: p.clone(),
+            },
+            ProviderError::ModelNotFound {
+                provider: p.clone(),
+                model: "m".into(),
+            },
+            ProviderError::BadRequest {
+                provider: p.clone(),
+                status: 400,
+                message: d.clone(),
+            },
+            ProviderError::ServerError {
+                provider: p.clone(),
+                status: 500,
+                message: d.clone(),
+            },
+            ProviderError::Network {
+                provider: p.clone(),
+                detail: d.clone(),
+                fix: explain_network_failure(provider),
+            },
+            ProviderError::BrowserAccessDenied {
+                provider: p.clone(),
+            },
+            ProviderError::StreamCut {
+                provider: p.clone(),
+            },
+            ProviderError::Stalled {
+                provider: p.clone(),
+                seconds: 45,
+            },
+            ProviderError::Aborted {
+                provider: p.clone(),
+            },
+            ProviderError::MalformedReply {
+                provider: p.clone(),
+                detail: d.clone(),
+            },
+            ProviderError::Upstream {
+                provider: p,
+                message: d,
+            },
+        ]
+    }
+
+    #[test]
+    fn every_error_message_is_a_sentence_a_learner_can_act_on() {
+        for p in PRESETS {
+            for err in every_error(p.name, &error::redact(&format!("bad key {KEY}"), KEY)) {
+                let text = err.to_string();
+                assert!(!text.contains(KEY), "{text}");
+                assert!(!format!("{err:?}").contains(KEY));
+                assert!(text.contains(p.name), "{text}");
+                assert!(text.ends_with('.') || text.ends_with(')'), "{text}");
+            }
+        }
+    }
+
+    #[test]
+    fn no_dialect_leaks_the_key_in_an_error() {
+        let echo = format!(
+            r#"{{"error":{{"message":"Incorrect API key provided: {KEY}","type":"invalid_request_error"}}}}"#
+        );
+        let leak = format!(
+            "data: {{\"error\":{{\"message\":\"key {KEY} disabled\",\"type\":\"x\"}}}}\n\n"
+        );
+        for p in PRESETS {
+            let endpoint = Endpoint {
+                base_url: if p.base_url.is_empty() {
+                    "https://proxy.example/v1".into()
+                } else {
+                    p.base_url.into()
+                },
+                ..endpoint_for(p.id, "m")
+            };
+            for status in [400, 401, 403, 404, 429, 500] {
+                let transport = ScriptedTransport::answering(
+                    vec![],
+                    ScriptedAnswer::status(status, vec![], &echo),
+                );
+                for event in collect_with(&transport, endpoint.clone()) {
+                    let shown = format!("{event:?}");
+                    assert!(!shown.contains(KEY), "{} {status}: {shown}", p.id);
+                    if let StreamEvent::Error(e) = event {
+                        assert!(!e.to_string().contains(KEY), "{} {status}: {e}", p.id);
+                    }
+                }
+            }
+            let transport = ScriptedTransport::streaming(vec![leak.clone().into_bytes()]);
+            for event in collect_with(&transport, endpoint.clone()) {
+                assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
+            }
+            let mut refused = ScriptedTransport::streaming(vec![]);
+            refused.connect_error =
+                Some(TransportError::Network(format!("fetch failed key={KEY}")));
+            for event in collect_with(&refused, endpoint) {
+                if let StreamEvent::Error(e) = event {
+                    assert!(!e.to_string().contains(KEY), "{}: {e}", p.id);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn endpoint_debug_hides_the_key_and_custom_endpoints_are_named_by_host() {
+        let custom = Endpoint {
+            provider: "custom".into(),
+            dialect: Dialect::OpenAiChat,
+            base_url: "https://llm.school.example/v1".into(),
+            model: "m".into(),
+            api_key: Some(KEY.into()),
+        };
+        assert!(!format!("{custom:?}").contains(KEY));
+        assert_eq!(custom.provider_name(), "the server at llm.school.example");
+        assert_eq!(endpoint().provider_name(), "OpenAI");
     }
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use crate::error::ProviderError;
 use crate::event::{StopReason, StreamEvent};
-use crate::request::{ChatRequest, ChatRole};
+use crate::request::{ChatRequest, ChatRole, Thinking};
 use crate::sse::SseFrame;
 
 /// The JSON body of a streamed `POST {base}/chat/completions`.
@@ -41,8 +41,76 @@ pub fn request_body(request: &ChatRequest, model: &str) -> Value {
             "json_schema": {"name": schema.name, "schema": schema.schema, "strict": true},
         });
     }
-    // Thinking switches differ per vendor on this dialect; provider presets add them.
+    // Thinking switches differ per vendor on this dialect: see `vendor_body`.
     body
+}
+
+/// [`request_body`] with the switches only some vendors take: how to turn reasoning on or off,
+/// and OpenAI's reasoning models' own rules (no `temperature`, `max_completion_tokens`).
+pub fn vendor_body(request: &ChatRequest, provider_id: &str, model: &str) -> Value {
+    let mut body = request_body(request, model);
+    let on = match request.thinking {
+        Thinking::ProviderDefault => None,
+        Thinking::Off => Some(false),
+        Thinking::On { .. } => Some(true),
+    };
+    let budget = match request.thinking {
+        Thinking::On { budget_tokens } => budget_tokens,
+        _ => None,
+    };
+    match (provider_id, on) {
+        ("openai", _) => {
+            if let Some(n) = body.as_object_mut().and_then(|b| b.remove("max_tokens")) {
+                body["max_completion_tokens"] = n;
+            }
+            if is_openai_reasoning_model(model) {
+                if let Some(b) = body.as_object_mut() {
+                    b.remove("temperature");
+                }
+                match on {
+                    Some(true) => body["reasoning_effort"] = json!(effort_for(budget)),
+                    Some(false) => body["reasoning_effort"] = json!("minimal"),
+                    None => {}
+                }
+            }
+        }
+        ("deepseek" | "zhipu" | "zai", Some(on)) => {
+            body["thinking"] = json!({"type": if on { "enabled" } else { "disabled" }});
+        }
+        ("qwen" | "siliconflow", Some(on)) => {
+            body["enable_thinking"] = json!(on);
+            if let Some(n) = budget {
+                body["thinking_budget"] = json!(n);
+            }
+        }
+        ("openrouter", Some(false)) => body["reasoning"] = json!({"enabled": false}),
+        ("openrouter", Some(true)) => {
+            body["reasoning"] = match budget {
+                Some(n) => json!({"max_tokens": n}),
+                None => json!({"enabled": true}),
+            }
+        }
+        ("ollama" | "groq" | "xai", Some(true)) => {
+            body["reasoning_effort"] = json!(effort_for(budget));
+        }
+        _ => {}
+    }
+    body
+}
+
+/// OpenAI's reasoning models, which refuse `temperature` and take `reasoning_effort`.
+fn is_openai_reasoning_model(model: &str) -> bool {
+    let m = model.to_ascii_lowercase();
+    m.starts_with("gpt-5") || m.starts_with("o1") || m.starts_with("o3") || m.starts_with("o4")
+}
+
+/// A token budget expressed as the low/medium/high effort some vendors take instead.
+fn effort_for(budget: Option<u32>) -> &'static str {
+    match budget {
+        Some(n) if n < 2048 => "low",
+        Some(n) if n >= 8192 => "high",
+        _ => "medium",
+    }
 }
 
 #[derive(Deserialize)]
@@ -437,5 +505,56 @@ mod tests {
             body["response_format"]["json_schema"]["name"],
             "director_decision"
         );
+    }
+
+    #[test]
+    fn thinking_switches_follow_each_vendor() {
+        let mut request = ChatRequest::new("", vec![ChatMessage::user("Hi")]);
+        request.thinking = Thinking::On {
+            budget_tokens: Some(4000),
+        };
+        assert_eq!(
+            vendor_body(&request, "deepseek", "deepseek-chat")["thinking"]["type"],
+            "enabled"
+        );
+        assert_eq!(
+            vendor_body(&request, "qwen", "qwen-plus")["enable_thinking"],
+            true
+        );
+        assert_eq!(
+            vendor_body(&request, "openrouter", "x")["reasoning"]["max_tokens"],
+            4000
+        );
+        assert_eq!(
+            vendor_body(&request, "openai", "gpt-5-mini")["reasoning_effort"],
+            "medium"
+        );
+        request.thinking = Thinking::Off;
+        assert_eq!(
+            vendor_body(&request, "zai", "glm-4.6")["thinking"]["type"],
+            "disabled"
+        );
+        assert!(vendor_body(&request, "mistral", "m")
+            .get("thinking")
+            .is_none());
+        request.thinking = Thinking::ProviderDefault;
+        assert!(vendor_body(&request, "deepseek", "d")
+            .get("thinking")
+            .is_none());
+    }
+
+    #[test]
+    fn openai_reasoning_models_get_no_temperature_and_completion_tokens() {
+        let mut request = ChatRequest::new("", vec![ChatMessage::user("Hi")]);
+        request.temperature = Some(0.2);
+        request.max_tokens = Some(100);
+        let body = vendor_body(&request, "openai", "gpt-5-mini");
+        assert!(body.get("temperature").is_none());
+        assert!(body.get("max_tokens").is_none());
+        assert_eq!(body["max_completion_tokens"], 100);
+        let body = vendor_body(&request, "openai", "gpt-4o-mini");
+        assert!(body.get("temperature").is_some());
+        let body = vendor_body(&request, "groq", "llama");
+        assert_eq!(body["max_tokens"], 100);
     }
 }

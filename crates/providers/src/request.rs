@@ -81,23 +81,107 @@ impl ChatRequest {
     }
 }
 
-/// Where to send a request: a provider's display name (for messages), its base URL, the
-/// learner's key and the model.
+/// The wire format a provider speaks. Most vendors speak OpenAI's chat completions; Anthropic,
+/// Gemini (native, the only one of its APIs open to web pages) and Ollama's own `/api/chat` each
+/// have their own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dialect {
+    /// `POST {base}/chat/completions`, SSE ending with `data: [DONE]`.
+    OpenAiChat,
+    /// `POST {base}/messages`, SSE with named events.
+    Anthropic,
+    /// `POST {base}/models/{model}:streamGenerateContent?alt=sse`, one response object per frame.
+    Gemini,
+    /// `POST {base}/api/chat`, newline-delimited JSON.
+    OllamaNative,
+}
+
+impl Dialect {
+    pub const ALL: [Dialect; 4] = [
+        Dialect::OpenAiChat,
+        Dialect::Anthropic,
+        Dialect::Gemini,
+        Dialect::OllamaNative,
+    ];
+
+    /// A name for messages when nothing better is known.
+    pub fn label(self) -> &'static str {
+        match self {
+            Dialect::OpenAiChat => "the OpenAI-compatible server",
+            Dialect::Anthropic => "Anthropic",
+            Dialect::Gemini => "Gemini",
+            Dialect::OllamaNative => "Ollama",
+        }
+    }
+}
+
+/// Where to send a request: the preset it came from (`"custom"` for a URL the learner typed), the
+/// dialect, the base URL, the model and the learner's key (none for local servers).
 #[derive(Clone, PartialEq)]
 pub struct Endpoint {
+    /// A [`crate::Preset`] id, or `"custom"`.
     pub provider: String,
+    pub dialect: Dialect,
     pub base_url: String,
-    pub api_key: String,
     pub model: String,
+    pub api_key: Option<String>,
+}
+
+impl Endpoint {
+    /// An endpoint on a preset's default URL.
+    pub fn from_preset(
+        preset: &crate::Preset,
+        model: impl Into<String>,
+        api_key: Option<String>,
+    ) -> Endpoint {
+        Endpoint {
+            provider: preset.id.to_string(),
+            dialect: preset.dialect,
+            base_url: preset.base_url.to_string(),
+            model: model.into(),
+            api_key,
+        }
+    }
+
+    /// The name the learner knows the provider by, for messages: the preset's name, or the host
+    /// of a custom URL.
+    pub fn provider_name(&self) -> String {
+        match crate::preset(&self.provider) {
+            Some(p) if p.id != "custom" => p.name.to_string(),
+            _ => {
+                let rest = self
+                    .base_url
+                    .split_once("://")
+                    .map_or(self.base_url.as_str(), |(_, r)| r);
+                let host = rest.split('/').next().unwrap_or_default();
+                if host.is_empty() {
+                    self.dialect.label().to_string()
+                } else {
+                    format!("the server at {host}")
+                }
+            }
+        }
+    }
+
+    /// The key, or `""` when there is none (a blank key counts as none).
+    pub(crate) fn key(&self) -> &str {
+        self.api_key.as_deref().map(str::trim).unwrap_or_default()
+    }
+
+    pub(crate) fn base(&self) -> &str {
+        self.base_url.trim().trim_end_matches('/')
+    }
 }
 
 impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Endpoint")
             .field("provider", &self.provider)
+            .field("dialect", &self.dialect)
             .field("base_url", &self.base_url)
-            .field("api_key", &"[redacted]")
             .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "[redacted]"))
             .finish()
     }
 }

@@ -23,11 +23,77 @@ pub enum TransportError {
 pub type ByteStream = Pin<Box<dyn Stream<Item = Result<Vec<u8>, TransportError>>>>;
 pub type ResponseFuture = Pin<Box<dyn Future<Output = Result<HttpResponse, TransportError>>>>;
 
-#[derive(Clone, PartialEq)]
+/// The HTTP method of a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Method {
+    Get,
+    #[default]
+    Post,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Get => "GET",
+            Method::Post => "POST",
+        }
+    }
+}
+
+/// A request to send as it is: the transport adds no header of its own (extra headers break some
+/// providers' CORS preflight). `body` is empty for a GET.
+#[derive(Clone, PartialEq, Default)]
 pub struct HttpRequest {
+    pub method: Method,
     pub url: String,
     pub headers: Vec<(String, String)>,
-    pub body: String,
+    pub body: Vec<u8>,
+}
+
+impl HttpRequest {
+    /// A request with a JSON body; `content-type: application/json` is added unless given.
+    pub fn json(
+        method: Method,
+        url: impl Into<String>,
+        mut headers: Vec<(String, String)>,
+        body: &serde_json::Value,
+    ) -> HttpRequest {
+        if !headers
+            .iter()
+            .any(|(k, _)| k.eq_ignore_ascii_case("content-type"))
+        {
+            headers.insert(0, ("content-type".into(), "application/json".into()));
+        }
+        HttpRequest {
+            method,
+            url: url.into(),
+            headers,
+            body: body.to_string().into_bytes(),
+        }
+    }
+
+    /// A GET without a body.
+    pub fn get(url: impl Into<String>, headers: Vec<(String, String)>) -> HttpRequest {
+        HttpRequest {
+            method: Method::Get,
+            url: url.into(),
+            headers,
+            body: Vec::new(),
+        }
+    }
+
+    /// The value of a header, by case-insensitive name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The body parsed as JSON (`Null` if it is not JSON), for tests and logs.
+    pub fn json_body(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.body).unwrap_or(serde_json::Value::Null)
+    }
 }
 
 /// Headers whose values are credentials, never printed.
@@ -48,6 +114,7 @@ impl fmt::Debug for HttpRequest {
             None => self.url.clone(),
         };
         f.debug_struct("HttpRequest")
+            .field("method", &self.method)
             .field("url", &url)
             .field("headers", &headers)
             .field("body_bytes", &self.body.len())
@@ -82,13 +149,15 @@ pub struct PendingResponse {
 }
 
 pub trait Transport {
-    /// Starts `request` at once; the response arrives through the returned future.
+    /// Starts `request` at once, with its own method (GET or POST; the name is historical); the
+    /// response arrives through the returned future.
     fn post(&self, request: HttpRequest) -> PendingResponse;
 }
 
-/// A transport that plays back a canned answer, for tests of everything above the network.
+/// A transport that plays back canned answers, for tests of everything above the network.
 pub mod memory {
     use std::cell::{Cell, RefCell};
+    use std::collections::VecDeque;
     use std::pin::Pin;
     use std::rc::Rc;
     use std::task::{Context, Poll};
@@ -97,7 +166,48 @@ pub mod memory {
 
     use super::*;
 
-    /// Answers every request with `status`, `headers` and `chunks`, then `ending`.
+    /// One canned answer.
+    #[derive(Debug, Clone)]
+    pub struct ScriptedAnswer {
+        pub status: u16,
+        pub headers: Vec<(String, String)>,
+        pub chunks: Vec<Vec<u8>>,
+        /// How the body ends after the chunks: `None` for a clean close.
+        pub ending: Option<TransportError>,
+        /// Fail before any answer (e.g. a refused connection).
+        pub connect_error: Option<TransportError>,
+        /// After the chunks the body neither ends nor sends anything (a stalled server).
+        pub hangs: bool,
+    }
+
+    impl ScriptedAnswer {
+        /// A 200 `text/event-stream` answer of these chunks.
+        pub fn streaming(chunks: Vec<Vec<u8>>) -> ScriptedAnswer {
+            ScriptedAnswer {
+                status: 200,
+                headers: vec![("content-type".into(), "text/event-stream".into())],
+                chunks,
+                ending: None,
+                connect_error: None,
+                hangs: false,
+            }
+        }
+
+        /// A non-streamed answer: `status`, these headers, and `body` in one chunk.
+        pub fn status(status: u16, headers: Vec<(String, String)>, body: &str) -> ScriptedAnswer {
+            ScriptedAnswer {
+                status,
+                headers,
+                chunks: vec![body.as_bytes().to_vec()],
+                ending: None,
+                connect_error: None,
+                hangs: false,
+            }
+        }
+    }
+
+    /// Answers requests with the `queued` answers first, one each, then every further request
+    /// with `status`, `headers` and `chunks`, then `ending`.
     #[derive(Debug, Clone)]
     pub struct ScriptedTransport {
         pub status: u16,
@@ -107,6 +217,10 @@ pub mod memory {
         pub ending: Option<TransportError>,
         /// Fail before any answer (e.g. a refused connection).
         pub connect_error: Option<TransportError>,
+        /// After the chunks the body neither ends nor sends anything.
+        pub hangs: bool,
+        /// Answers played before the one above, in order.
+        pub queued: Rc<RefCell<VecDeque<ScriptedAnswer>>>,
         /// Every request received, in order.
         pub requests: Rc<RefCell<Vec<HttpRequest>>>,
         /// Set by the abort handle of the latest request.
@@ -116,15 +230,36 @@ pub mod memory {
     impl ScriptedTransport {
         /// A 200 `text/event-stream` answer of these chunks.
         pub fn streaming(chunks: Vec<Vec<u8>>) -> ScriptedTransport {
+            ScriptedTransport::answering(Vec::new(), ScriptedAnswer::streaming(chunks))
+        }
+
+        /// Plays `first` in order, then answers `then` forever.
+        pub fn answering(first: Vec<ScriptedAnswer>, then: ScriptedAnswer) -> ScriptedTransport {
             ScriptedTransport {
-                status: 200,
-                headers: vec![("content-type".into(), "text/event-stream".into())],
-                chunks,
-                ending: None,
-                connect_error: None,
+                status: then.status,
+                headers: then.headers,
+                chunks: then.chunks,
+                ending: then.ending,
+                connect_error: then.connect_error,
+                hangs: then.hangs,
+                queued: Rc::new(RefCell::new(first.into())),
                 requests: Rc::default(),
                 aborted: Rc::default(),
             }
+        }
+
+        fn next_answer(&self) -> ScriptedAnswer {
+            self.queued
+                .borrow_mut()
+                .pop_front()
+                .unwrap_or_else(|| ScriptedAnswer {
+                    status: self.status,
+                    headers: self.headers.clone(),
+                    chunks: self.chunks.clone(),
+                    ending: self.ending.clone(),
+                    connect_error: self.connect_error.clone(),
+                    hangs: self.hangs,
+                })
         }
     }
 
@@ -139,6 +274,7 @@ pub mod memory {
     struct Chunks {
         chunks: std::vec::IntoIter<Vec<u8>>,
         ending: Option<TransportError>,
+        hangs: bool,
         aborted: Rc<Cell<bool>>,
         over: bool,
     }
@@ -157,6 +293,9 @@ pub mod memory {
             if let Some(chunk) = self.chunks.next() {
                 return Poll::Ready(Some(Ok(chunk)));
             }
+            if self.hangs {
+                return Poll::Pending; // never woken: the stall timeout must end it
+            }
             self.over = true;
             Poll::Ready(self.ending.take().map(Err))
         }
@@ -166,21 +305,23 @@ pub mod memory {
         fn post(&self, request: HttpRequest) -> PendingResponse {
             self.requests.borrow_mut().push(request);
             self.aborted.set(false);
-            let answer = match self.connect_error.clone() {
+            let answer = self.next_answer();
+            let response = match answer.connect_error {
                 Some(e) => Err(e),
                 None => Ok(HttpResponse {
-                    status: self.status,
-                    headers: self.headers.clone(),
+                    status: answer.status,
+                    headers: answer.headers,
                     body: Box::pin(Chunks {
-                        chunks: self.chunks.clone().into_iter(),
-                        ending: self.ending.clone(),
+                        chunks: answer.chunks.into_iter(),
+                        ending: answer.ending,
+                        hangs: answer.hangs,
                         aborted: self.aborted.clone(),
                         over: false,
                     }),
                 }),
             };
             PendingResponse {
-                response: Box::pin(std::future::ready(answer)),
+                response: Box::pin(std::future::ready(response)),
                 abort: Box::new(Flag(self.aborted.clone())),
             }
         }
