@@ -10,7 +10,7 @@
 //! | Request | Dialect | Key |
 //! |---|---|---|
 //! | `POST /v1/chat/completions` (also `/chat/completions`) | OpenAI, SSE or JSON | `Authorization: Bearer` |
-//! | `POST /v1/messages` | Anthropic, named SSE events or JSON | `x-api-key` + `anthropic-version` |
+//! | `POST /v1/messages` | Anthropic, named SSE events or JSON | `x-api-key` (or `Authorization: Bearer`) + `anthropic-version` |
 //! | `POST /v1beta/models/{model}:streamGenerateContent[?alt=sse]`, `:generateContent` | Gemini | `x-goog-api-key` or `?key=` |
 //! | `POST /api/chat` | Ollama, NDJSON or JSON | none |
 //! | `GET /v1/models` | OpenAI list, or Anthropic's when `anthropic-version` is sent | as above |
@@ -563,7 +563,11 @@ fn auth_error(request: &Request, dialect: Dialect, n: usize) -> Option<(u16, Val
                     "CORS requests must set 'anthropic-dangerous-direct-browser-access' header",
                 );
             }
-            match request.header("x-api-key").map(str::trim) {
+            // Current SDKs send the key as a bearer token; browsers and older clients as x-api-key.
+            let bearer = request
+                .header("authorization")
+                .and_then(|v| v.trim().strip_prefix("Bearer "));
+            match request.header("x-api-key").or(bearer).map(str::trim) {
                 None | Some("") => {
                     return error(401, "authentication_error", "x-api-key header is required")
                 }
