@@ -8,6 +8,7 @@
 //! - `size`: gzip sizes of the release bundle against the budget.
 
 mod deps;
+mod mock;
 mod size;
 mod tools;
 
@@ -103,10 +104,20 @@ fn release_build() -> Result<()> {
 }
 
 fn e2e() -> Result<()> {
+    let mock_llm = mock::binary()?;
     run(Command::new("node")
         .args(["--test", "--test-reporter=spec", "tests/e2e/"])
         .env("AULA_DIST", project_root().join("dist"))
+        .env("MOCK_LLM_BIN", mock_llm)
         .env("CHROMIUM", tools::CHROMIUM))
+}
+
+/// The official OpenAI and Anthropic Python SDKs read mock-llm's streams (tests/sdk).
+fn sdk_fidelity() -> Result<()> {
+    let python = tools::sdk_python()?;
+    run(Command::new(python)
+        .args(["-m", "pytest", "-q", "tests/sdk"])
+        .env("MOCK_LLM_BIN", mock::binary()?))
 }
 
 type Phase = Box<dyn Fn() -> Result<()>>;
@@ -161,6 +172,9 @@ fn test() -> Result<()> {
         (
             "browser tests (headless Chromium)",
             Box::new(move || {
+                // The app's fetch transport is tested against a real local server; its
+                // address is compiled into the test (wasm tests cannot read the environment).
+                let mock = mock::MockLlm::start()?;
                 run(cargo()
                     .args([
                         "test",
@@ -171,10 +185,12 @@ fn test() -> Result<()> {
                         "-p",
                         "aula-app",
                     ])
+                    .env("AULA_MOCK_LLM_URL", &mock.url)
                     .env("CHROMEDRIVER", tools::CHROMEDRIVER)
                     .env("WASM_BINDGEN_TEST_TIMEOUT", "60"))
             }),
         ),
+        ("SDK fidelity (pytest)", Box::new(sdk_fidelity)),
         ("release build", Box::new(release_build)),
         (
             "bundle size budget",

@@ -252,6 +252,46 @@ fn npm_tools() -> Result<()> {
     Ok(())
 }
 
+/// A virtualenv with the pinned Python SDKs of tests/sdk/requirements.txt (PyPI), rebuilt when
+/// the requirements change; returns its python.
+pub fn sdk_python() -> Result<PathBuf> {
+    let step = Step::start("python SDKs (PyPI)");
+    let requirements = project_root()
+        .join("tests")
+        .join("sdk")
+        .join("requirements.txt");
+    let wanted = std::fs::read_to_string(&requirements)
+        .with_context(|| format!("reading {}", requirements.display()))?;
+    let venv = tools_dir().join("sdk-venv");
+    let python = venv.join("bin").join("python");
+    let stamp = venv.join("aula-requirements.txt");
+    if python.exists() && std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str()) {
+        step.skipped("requirements unchanged");
+        return Ok(python);
+    }
+    if !command_exists("python3") {
+        bail!("python3 is needed for the SDK fidelity test; install Python 3.9 or newer, then run this again");
+    }
+    run(Command::new("python3")
+        .arg("-m")
+        .arg("venv")
+        .arg("--clear")
+        .arg(&venv))?;
+    run(Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+        ])
+        .arg(&requirements))?;
+    std::fs::write(&stamp, wanted)?;
+    step.done();
+    Ok(python)
+}
+
 /// Installs every missing tool. Idempotent and quiet when everything is there.
 pub fn bootstrap() -> Result<()> {
     let started = Instant::now();
@@ -274,6 +314,14 @@ pub fn bootstrap() -> Result<()> {
     }
     chromium()?;
     npm_tools()?;
+    if project_root()
+        .join("tests")
+        .join("sdk")
+        .join("requirements.txt")
+        .exists()
+    {
+        sdk_python()?;
+    }
     check_wasm_bindgen_pin()?;
     status_line(&format!(
         "bootstrap: done in {:.1} s",
