@@ -2,6 +2,7 @@
 //! `max_tokens`, extended thinking) and the decoder from its named SSE events to
 //! [`StreamEvent`]s.
 
+use crate::error::parse_frame;
 use serde_json::{json, Value};
 
 use crate::error::ProviderError;
@@ -152,14 +153,11 @@ impl AnthropicDecoder {
         if self.done {
             return events;
         }
-        let data: Value = match serde_json::from_str(&frame.data) {
+        let data: Value = match parse_frame(&self.provider, "an event", &frame.data) {
             Ok(v) => v,
-            Err(e) => {
+            Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(ProviderError::MalformedReply {
-                    provider: self.provider.clone(),
-                    detail: format!("an event is not valid JSON: {e}"),
-                }));
+                events.push(StreamEvent::Error(error));
                 return events;
             }
         };

@@ -300,6 +300,19 @@ pub fn redact(text: &str, secret: &str) -> String {
     out
 }
 
+/// Parses one frame of a provider's stream. A frame that is not the JSON it should be becomes a
+/// `MalformedReply` naming `what` it was; the decoders end the stream on it.
+pub(crate) fn parse_frame<T: serde::de::DeserializeOwned>(
+    provider: &str,
+    what: &str,
+    data: &str,
+) -> Result<T, ProviderError> {
+    serde_json::from_str(data).map_err(|e| ProviderError::MalformedReply {
+        provider: provider.to_owned(),
+        detail: format!("{what} is not valid JSON: {e}"),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,6 +3,7 @@
 //! from its frames, each a whole `GenerateContentResponse`, to [`StreamEvent`]s. The stream has
 //! no end marker: the connection closing after a `finishReason` is the end.
 
+use crate::error::parse_frame;
 use serde_json::{json, Map, Value};
 
 use crate::error::ProviderError;
@@ -178,14 +179,11 @@ impl GeminiDecoder {
         if self.done {
             return events;
         }
-        let data: Value = match serde_json::from_str(&frame.data) {
+        let data: Value = match parse_frame(&self.provider, "a stream frame", &frame.data) {
             Ok(v) => v,
-            Err(e) => {
+            Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(ProviderError::MalformedReply {
-                    provider: self.provider.clone(),
-                    detail: format!("a stream frame is not valid JSON: {e}"),
-                }));
+                events.push(StreamEvent::Error(error));
                 return events;
             }
         };

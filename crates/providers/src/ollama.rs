@@ -2,6 +2,7 @@
 //! `think` for reasoning, `options` for sampling) and the decoder from its newline-delimited JSON
 //! objects to [`StreamEvent`]s, plus the line splitter for that framing.
 
+use crate::error::parse_frame;
 use serde_json::{json, Map, Value};
 
 use crate::error::ProviderError;
@@ -103,14 +104,11 @@ impl OllamaDecoder {
         if self.done {
             return events;
         }
-        let data: Value = match serde_json::from_str(line) {
+        let data: Value = match parse_frame(&self.provider, "a stream line", line) {
             Ok(v) => v,
-            Err(e) => {
+            Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(ProviderError::MalformedReply {
-                    provider: self.provider.clone(),
-                    detail: format!("a stream line is not valid JSON: {e}"),
-                }));
+                events.push(StreamEvent::Error(error));
                 return events;
             }
         };

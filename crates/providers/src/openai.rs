@@ -2,6 +2,7 @@
 //! DeepSeek, Groq, Mistral, Moonshot, Ollama's `/v1`, …): the request body, and the decoder
 //! from `chat.completion.chunk` frames to [`StreamEvent`]s.
 
+use crate::error::parse_frame;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -218,14 +219,11 @@ impl OpenAiChatDecoder {
             });
             return events;
         }
-        let chunk: Chunk = match serde_json::from_str(&frame.data) {
+        let chunk: Chunk = match parse_frame(&self.provider, "a stream chunk", &frame.data) {
             Ok(chunk) => chunk,
-            Err(e) => {
+            Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(ProviderError::MalformedReply {
-                    provider: self.provider.clone(),
-                    detail: format!("a stream chunk is not valid JSON: {e}"),
-                }));
+                events.push(StreamEvent::Error(error));
                 return events;
             }
         };
