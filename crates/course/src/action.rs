@@ -79,19 +79,17 @@ macro_rules! action_dsl {
 
         impl<'de> Deserialize<'de> for Action {
             fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let raw = Value::deserialize(deserializer)?;
-                let Some(object) = raw.as_object() else {
+                let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
                     return Err(D::Error::custom("an action must be a JSON object with a \"type\""));
                 };
-                let type_name = match object.get("type") {
+                let type_name = match fields.get("type") {
                     Some(Value::String(name)) => name.clone(),
                     Some(_) => return Err(D::Error::custom("an action's \"type\" must be a string")),
                     None => return Err(D::Error::custom("an action needs a \"type\" field")),
                 };
                 let Some(kind) = ActionKind::from_name(&type_name) else {
-                    return Ok(Action::Unknown { type_name, raw });
+                    return Ok(Action::Unknown { type_name, raw: Value::Object(fields) });
                 };
-                let mut fields: Map<String, Value> = object.clone();
                 fields.remove("type");
                 let fields = Value::Object(fields);
                 let bad = |e: serde_json::Error| {

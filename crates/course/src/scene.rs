@@ -1,9 +1,9 @@
 //! Scenes and what they show: slides with positioned elements, quizzes, interactive pages and
 //! projects.
 
-use serde::de::Error as _;
+use serde::de::{DeserializeSeed, Error as _, MapAccess, SeqAccess, Unexpected, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::action::{defaults, Action, ChartData, ChartKind, LineEnd, LineStyle, Tagged};
 use crate::widget::WidgetKind;
@@ -23,7 +23,7 @@ pub struct Scene {
     pub actions: Vec<Action>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum SceneContent {
     Slide(Slide),
@@ -378,7 +378,7 @@ pub struct Quiz {
     pub questions: Vec<QuizQuestion>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QuizQuestion {
     /// Exactly one option is right.
@@ -542,6 +542,178 @@ pub struct ProjectIssue {
     pub owner: String,
     #[serde(default)]
     pub done: bool,
+}
+
+// SceneContent and QuizQuestion read their variant through `Value`, like slide elements and
+// actions, instead of serde's derived internally-tagged path (which buffers into its own
+// `Content` type): every struct below then has one deserializer in the wasm, not two. The
+// messages are the ones the derive gives.
+
+impl<'de> Deserialize<'de> for SceneContent {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let value = deserializer.deserialize_any(UniqueKeys {
+            lenient: Some("elements"),
+        })?;
+        scene_content(value).map_err(D::Error::custom)
+    }
+}
+
+fn scene_content(value: Value) -> Result<SceneContent, serde_json::Error> {
+    const KINDS: &[&str] = &["slide", "quiz", "interactive", "pbl"];
+    let (kind, fields) = split_tag(value, "internally tagged enum SceneContent", KINDS, false)?;
+    match kind {
+        0 => serde_json::from_value(fields).map(SceneContent::Slide),
+        1 => serde_json::from_value(fields).map(SceneContent::Quiz),
+        2 => serde_json::from_value(fields).map(SceneContent::Interactive),
+        _ => serde_json::from_value(fields).map(SceneContent::Pbl),
+    }
+}
+
+impl<'de> Deserialize<'de> for QuizQuestion {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        quiz_question(Value::deserialize(deserializer)?).map_err(D::Error::custom)
+    }
+}
+
+fn quiz_question(value: Value) -> Result<QuizQuestion, serde_json::Error> {
+    const KINDS: &[&str] = &["single", "multiple", "short"];
+    // Nested in a scene's content, serde's derive also took a variant index for the tag.
+    let (kind, fields) = split_tag(value, "internally tagged enum QuizQuestion", KINDS, true)?;
+    match kind {
+        0 => serde_json::from_value(fields).map(QuizQuestion::Single),
+        1 => serde_json::from_value(fields).map(QuizQuestion::Multiple),
+        _ => serde_json::from_value(fields).map(QuizQuestion::Short),
+    }
+}
+
+/// Splits a value tagged by `"type"` into the index of its kind in `kinds` and the rest of its
+/// fields. Like serde's internally tagged enums it also takes `[tag, field, ...]`.
+fn split_tag(
+    value: Value,
+    expected: &'static str,
+    kinds: &'static [&'static str],
+    takes_index: bool,
+) -> Result<(usize, Value), serde_json::Error> {
+    let (tag, fields) = match value {
+        Value::Object(mut fields) => match fields.remove("type") {
+            Some(tag) => (tag, Value::Object(fields)),
+            None => return Err(serde_json::Error::missing_field("type")),
+        },
+        Value::Array(mut items) if !items.is_empty() => {
+            let tag = items.remove(0);
+            (tag, Value::Array(items))
+        }
+        Value::Array(_) => return Err(serde_json::Error::missing_field("type")),
+        other => {
+            return Err(serde_json::Error::invalid_type(
+                unexpected(&other),
+                &expected,
+            ))
+        }
+    };
+    if let (true, Some(index)) = (takes_index, tag.as_u64()) {
+        return match usize::try_from(index) {
+            Ok(kind) if kind < kinds.len() => Ok((kind, fields)),
+            _ => Err(serde_json::Error::invalid_value(
+                Unexpected::Unsigned(index),
+                &format!("variant index 0 <= i < {}", kinds.len()).as_str(),
+            )),
+        };
+    }
+    let Value::String(name) = tag else {
+        return Err(serde_json::Error::invalid_type(
+            unexpected(&tag),
+            &"variant identifier",
+        ));
+    };
+    kinds
+        .iter()
+        .position(|kind| *kind == name)
+        .map(|kind| (kind, fields))
+        .ok_or_else(|| serde_json::Error::unknown_variant(&name, kinds))
+}
+
+/// A JSON value read like [`Value`], except that an object naming a key twice is an error, as it
+/// is for serde's derived structs; the value of the `lenient` key is read as a plain `Value`
+/// (slide elements, which always kept the last of a repeated key).
+struct UniqueKeys {
+    lenient: Option<&'static str>,
+}
+
+impl<'de> DeserializeSeed<'de> for UniqueKeys {
+    type Value = Value;
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueKeys {
+    type Value = Value;
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(UniqueKeys { lenient: None })? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut fields = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = if self.lenient == Some(key.as_str()) {
+                map.next_value::<Value>()?
+            } else {
+                map.next_value_seed(UniqueKeys { lenient: None })?
+            };
+            if fields.contains_key(&key) {
+                return Err(A::Error::custom(format_args!("duplicate field `{key}`")));
+            }
+            fields.insert(key, value);
+        }
+        Ok(Value::Object(fields))
+    }
+}
+
+/// How serde names a JSON value in an "invalid type" message.
+fn unexpected(value: &Value) -> Unexpected<'_> {
+    match value {
+        Value::Null => Unexpected::Unit,
+        Value::Bool(b) => Unexpected::Bool(*b),
+        Value::Number(n) => match (n.as_u64(), n.as_i64(), n.as_f64()) {
+            (Some(u), _, _) => Unexpected::Unsigned(u),
+            (None, Some(i), _) => Unexpected::Signed(i),
+            (None, None, f) => Unexpected::Float(f.unwrap_or(f64::NAN)),
+        },
+        Value::String(s) => Unexpected::Str(s),
+        Value::Array(_) => Unexpected::Seq,
+        Value::Object(_) => Unexpected::Map,
+    }
 }
 
 #[cfg(test)]
