@@ -6,7 +6,9 @@
 //! - `test`: bootstrap, then fmt, the dependency rule, clippy, host tests, browser tests, release build, size budget, e2e.
 //! - `e2e`: release build, then only the Playwright end-to-end tests.
 //! - `size`: gzip sizes of the release bundle against the budget.
+//! - `bench`: every benchmark, with its same-run baseline ratio, into `target/bench-report.md`.
 
+mod bench;
 mod deps;
 mod mock;
 mod size;
@@ -18,7 +20,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-const USAGE: &str = "usage: cargo xtask <bootstrap|dev|build|test|e2e|size>";
+const USAGE: &str = "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench>";
 
 fn main() {
     if let Err(error) = run_cli() {
@@ -37,6 +39,7 @@ fn run_cli() -> Result<()> {
             release_build()
         }
         "test" => test(),
+        "bench" => bench::run(),
         "e2e" => {
             tools::bootstrap()?;
             release_build()?;
