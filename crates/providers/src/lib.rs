@@ -795,7 +795,7 @@ mod tests {
             r#"{{"error":{{"message":"Incorrect API key provided: {KEY}","code":"invalid_api_key"}}}}"#
         )
         .into_bytes()]);
-        transport.status = 401;
+        transport.then.status = 401;
         let events = collect(&transport);
         assert_eq!(
             events,
@@ -809,7 +809,7 @@ mod tests {
     #[test]
     fn refused_connection_is_a_network_error_that_names_the_fix() {
         let mut transport = ScriptedTransport::streaming(vec![]);
-        transport.connect_error = Some(TransportError::Network(format!(
+        transport.then.connect_error = Some(TransportError::Network(format!(
             "TypeError: Failed to fetch https://x/?key={KEY}"
         )));
         let events = collect(&transport);
@@ -870,7 +870,7 @@ mod tests {
     #[test]
     fn connection_lost_mid_reply_is_a_cut_stream() {
         let mut transport = ScriptedTransport::streaming(chunks_of(&OPENAI_TRANSCRIPT[..400], 50));
-        transport.ending = Some(TransportError::Network("connection reset".into()));
+        transport.then.ending = Some(TransportError::Network("connection reset".into()));
         let events = collect(&transport);
         assert_eq!(
             events.last(),
@@ -1208,7 +1208,7 @@ mod tests {
                 assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
             }
             let mut refused = ScriptedTransport::streaming(vec![]);
-            refused.connect_error =
+            refused.then.connect_error =
                 Some(TransportError::Network(format!("fetch failed key={KEY}")));
             for event in collect_with(&refused, endpoint) {
                 if let StreamEvent::Error(e) = event {

@@ -207,18 +207,11 @@ pub mod memory {
     }
 
     /// Answers requests with the `queued` answers first, one each, then every further request
-    /// with `status`, `headers` and `chunks`, then `ending`.
+    /// with `then`.
     #[derive(Debug, Clone)]
     pub struct ScriptedTransport {
-        pub status: u16,
-        pub headers: Vec<(String, String)>,
-        pub chunks: Vec<Vec<u8>>,
-        /// How the body ends after the chunks: `None` for a clean close.
-        pub ending: Option<TransportError>,
-        /// Fail before any answer (e.g. a refused connection).
-        pub connect_error: Option<TransportError>,
-        /// After the chunks the body neither ends nor sends anything.
-        pub hangs: bool,
+        /// The answer to every request once `queued` is empty.
+        pub then: ScriptedAnswer,
         /// Answers played before the one above, in order.
         pub queued: Rc<RefCell<VecDeque<ScriptedAnswer>>>,
         /// Every request received, in order.
@@ -236,12 +229,7 @@ pub mod memory {
         /// Plays `first` in order, then answers `then` forever.
         pub fn answering(first: Vec<ScriptedAnswer>, then: ScriptedAnswer) -> ScriptedTransport {
             ScriptedTransport {
-                status: then.status,
-                headers: then.headers,
-                chunks: then.chunks,
-                ending: then.ending,
-                connect_error: then.connect_error,
-                hangs: then.hangs,
+                then,
                 queued: Rc::new(RefCell::new(first.into())),
                 requests: Rc::default(),
                 aborted: Rc::default(),
@@ -252,14 +240,7 @@ pub mod memory {
             self.queued
                 .borrow_mut()
                 .pop_front()
-                .unwrap_or_else(|| ScriptedAnswer {
-                    status: self.status,
-                    headers: self.headers.clone(),
-                    chunks: self.chunks.clone(),
-                    ending: self.ending.clone(),
-                    connect_error: self.connect_error.clone(),
-                    hangs: self.hangs,
-                })
+                .unwrap_or_else(|| self.then.clone())
         }
     }
 
