@@ -28,17 +28,8 @@ impl WebSpeech {
     /// The browser's speech synthesis, when it has at least one voice for `lang`'s language.
     pub fn for_language(lang: &str) -> Option<WebSpeech> {
         let synth = leptos::prelude::window().speech_synthesis().ok()?;
-        let prefix = lang
-            .split(['-', '_'])
-            .next()
-            .unwrap_or(lang)
-            .to_ascii_lowercase();
-        let has_voice = synth
-            .get_voices()
-            .iter()
-            .filter_map(|v| v.dyn_into::<web_sys::SpeechSynthesisVoice>().ok())
-            .any(|v| v.lang().to_ascii_lowercase().starts_with(&prefix));
-        has_voice.then(|| WebSpeech {
+        voice_for(&synth, lang)?;
+        Some(WebSpeech {
             synth,
             finished: Rc::default(),
             handlers: Vec::new(),
@@ -49,30 +40,26 @@ impl WebSpeech {
     pub fn take_finished(&self) -> Vec<u64> {
         std::mem::take(&mut *self.finished.borrow_mut())
     }
+}
 
-    fn voice_for(&self, lang: &str) -> Option<web_sys::SpeechSynthesisVoice> {
-        let wanted = lang.to_ascii_lowercase();
-        let prefix = wanted
-            .split(['-', '_'])
-            .next()
-            .unwrap_or(&wanted)
-            .to_owned();
-        let voices: Vec<web_sys::SpeechSynthesisVoice> = self
-            .synth
-            .get_voices()
-            .iter()
-            .filter_map(|v| v.dyn_into().ok())
-            .collect();
-        voices
-            .iter()
-            .find(|v| v.lang().to_ascii_lowercase().replace('_', "-") == wanted)
-            .or_else(|| {
-                voices
-                    .iter()
-                    .find(|v| v.lang().to_ascii_lowercase().starts_with(&prefix))
-            })
-            .cloned()
-    }
+/// The voice for `lang`: an exact match of the tag (`zh-CN`), else one of the same language.
+fn voice_for(synth: &SpeechSynthesis, lang: &str) -> Option<web_sys::SpeechSynthesisVoice> {
+    let wanted = lang.to_ascii_lowercase().replace('_', "-");
+    let prefix = wanted.split('-').next().unwrap_or(&wanted).to_owned();
+    let voices: Vec<web_sys::SpeechSynthesisVoice> = synth
+        .get_voices()
+        .iter()
+        .filter_map(|v| v.dyn_into().ok())
+        .collect();
+    voices
+        .iter()
+        .find(|v| v.lang().to_ascii_lowercase().replace('_', "-") == wanted)
+        .or_else(|| {
+            voices
+                .iter()
+                .find(|v| v.lang().to_ascii_lowercase().starts_with(&prefix))
+        })
+        .cloned()
 }
 
 impl Speech for WebSpeech {
@@ -87,7 +74,7 @@ impl Speech for WebSpeech {
         };
         spoken.set_lang(&utterance.lang);
         spoken.set_rate(utterance.rate as f32);
-        if let Some(voice) = self.voice_for(&utterance.lang) {
+        if let Some(voice) = voice_for(&self.synth, &utterance.lang) {
             spoken.set_voice(Some(&voice));
         }
         let id = utterance.id;
