@@ -1,48 +1,98 @@
-//! Generates the typed `i18n` module from `locales/*.json` (only for the browser build), after
-//! checking that every locale has exactly the keys of the default one.
-use leptos_i18n_build::{Config, TranslationsInfos};
-use std::collections::BTreeSet;
+//! Generates the string tables of the `i18n` module from `locales/*.json`, after checking that
+//! every locale has exactly the keys of the default one (a missing translation fails the build).
+use std::collections::BTreeMap;
 use std::error::Error;
+use std::fmt::Write as _;
 use std::path::PathBuf;
 
-const DEFAULT_LOCALE: &str = "en";
-const OTHER_LOCALES: &[&str] = &["zh"];
+/// The default locale first; the generated `Locale` enum follows this order.
+const LOCALES: &[&str] = &["en", "zh"];
 
-fn keys(locale: &str) -> Result<BTreeSet<String>, Box<dyn Error>> {
+fn strings(locale: &str) -> Result<BTreeMap<String, String>, Box<dyn Error>> {
     let path = format!("locales/{locale}.json");
     let text = std::fs::read_to_string(&path).map_err(|e| format!("{path}: {e}"))?;
-    let map: serde_json::Map<String, serde_json::Value> =
+    let map: BTreeMap<String, serde_json::Value> =
         serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-    Ok(map.keys().cloned().collect())
+    map.into_iter()
+        .map(|(key, value)| match value {
+            serde_json::Value::String(s) => Ok((key, s)),
+            _ => Err(format!("{path}: `{key}` must be a string").into()),
+        })
+        .collect()
 }
 
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=build.rs");
-    println!("cargo::rerun-if-changed=Cargo.toml");
     println!("cargo::rerun-if-changed=locales");
-    let reference = keys(DEFAULT_LOCALE)?;
-    for locale in OTHER_LOCALES {
-        let found = keys(locale)?;
-        let missing: Vec<_> = reference.difference(&found).collect();
-        let extra: Vec<_> = found.difference(&reference).collect();
+    let tables: Vec<BTreeMap<String, String>> = LOCALES
+        .iter()
+        .map(|l| strings(l))
+        .collect::<Result<_, _>>()?;
+    let reference = &tables[0];
+    for (locale, table) in LOCALES.iter().zip(&tables).skip(1) {
+        let missing: Vec<_> = reference
+            .keys()
+            .filter(|k| !table.contains_key(*k))
+            .collect();
+        let extra: Vec<_> = table
+            .keys()
+            .filter(|k| !reference.contains_key(*k))
+            .collect();
         if !missing.is_empty() || !extra.is_empty() {
             return Err(format!(
-                "locales/{locale}.json differs from {DEFAULT_LOCALE}.json: missing {missing:?}, extra {extra:?}"
+                "locales/{locale}.json differs from {}.json: missing {missing:?}, extra {extra:?}",
+                LOCALES[0]
             )
             .into());
         }
     }
-    if std::env::var("CARGO_CFG_TARGET_ARCH").as_deref() != Ok("wasm32") {
-        return Ok(());
+    let mut out = String::new();
+    writeln!(
+        out,
+        "/// One translatable text of the app (the keys of `locales/*.json`)."
+    )?;
+    writeln!(out, "#[allow(non_camel_case_types, dead_code)]\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum Key {{")?;
+    for key in reference.keys() {
+        writeln!(out, "    {key},")?;
     }
-    let out = PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?).join("i18n");
-    let mut config = Config::new(DEFAULT_LOCALE)?;
-    for locale in OTHER_LOCALES {
-        config = config.add_locale(locale)?;
+    writeln!(out, "}}\n")?;
+    writeln!(out, "/// A language the app is translated into.")?;
+    writeln!(out, "#[allow(non_camel_case_types)]\n#[derive(Debug, Clone, Copy, PartialEq, Eq)]\npub enum Locale {{")?;
+    for locale in LOCALES {
+        writeln!(out, "    {locale},")?;
     }
-    let infos = TranslationsInfos::parse(config)?;
-    infos.emit_diagnostics();
-    infos.rerun_if_locales_changed();
-    infos.generate_i18n_module(out)?;
+    writeln!(out, "}}\n")?;
+    writeln!(
+        out,
+        "const LOCALE_NAMES: [&str; {}] = {LOCALES:?};",
+        LOCALES.len()
+    )?;
+    writeln!(
+        out,
+        "const ALL_LOCALES: [Locale; {}] = [{}];",
+        LOCALES.len(),
+        LOCALES
+            .iter()
+            .map(|l| format!("Locale::{l}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )?;
+    writeln!(
+        out,
+        "static TEXTS: [[&str; {}]; {}] = [",
+        reference.len(),
+        LOCALES.len()
+    )?;
+    for table in &tables {
+        writeln!(out, "    [")?;
+        for value in table.values() {
+            writeln!(out, "        {value:?},")?;
+        }
+        writeln!(out, "    ],")?;
+    }
+    writeln!(out, "];")?;
+    let path =
+        PathBuf::from(std::env::var_os("OUT_DIR").ok_or("OUT_DIR is not set")?).join("strings.rs");
+    std::fs::write(path, out)?;
     Ok(())
 }

@@ -96,6 +96,30 @@ test("unknown routes and unknown courses explain themselves and lead back home",
   await context.close();
 });
 
+test("links navigate inside the page, Back and Forward follow, and the current page is marked", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(server.url);
+  await page.getByTestId("library-empty").waitFor();
+  // A marker on window survives only if no link reloads the document.
+  await page.evaluate(() => (window.__sameDocument = true));
+  const nav = page.locator(".app-nav");
+  assert.equal(await nav.getByRole("link", { name: "Library" }).getAttribute("aria-current"), "page");
+  await nav.getByRole("link", { name: "Settings" }).click();
+  await page.getByTestId("theme-choice").waitFor();
+  assert.equal(new URL(page.url()).pathname, "/settings");
+  assert.equal(await nav.getByRole("link", { name: "Settings" }).getAttribute("aria-current"), "page");
+  assert.equal(await nav.getByRole("link", { name: "Library" }).getAttribute("aria-current"), null);
+  await page.goBack();
+  await page.getByTestId("library-empty").waitFor();
+  await page.goForward();
+  await page.getByTestId("theme-choice").waitFor();
+  await page.locator(".brand").click();
+  await page.getByTestId("library-empty").waitFor();
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, "a link reloaded the page");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a course saved in IndexedDB appears in the library and opens its classroom", async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(server.url);

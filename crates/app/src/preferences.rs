@@ -168,9 +168,9 @@ mod tests {
         save_locale("zh");
         assert_eq!(saved_locale().as_deref(), Some("zh"));
         assert_eq!(
-            crate::shell::parse_locale("zh"),
+            crate::i18n::Locale::from_str("zh"),
             Some(crate::i18n::Locale::zh)
         );
-        assert!(crate::shell::parse_locale("fr").is_none());
+        assert!(crate::i18n::Locale::from_str("fr").is_none());
     }
 }

@@ -1,12 +1,11 @@
 //! The frame around every page: providers of shared state, the header, and the routes.
 
 use leptos::prelude::*;
-use leptos_router::components::{Route, Router, Routes, A};
-use leptos_router::path;
 
 use crate::i18n::*;
 use crate::pages::{ClassroomPage, HomePage, NotFoundPage, SettingsPage};
 use crate::preferences::{self, Theme};
+use crate::router::{provide_location, use_location, Page};
 
 /// The theme the learner chose, shared by the header toggle and the settings page.
 #[derive(Clone, Copy)]
@@ -14,24 +13,35 @@ pub struct ThemeChoice(pub RwSignal<Theme>);
 
 #[component]
 pub fn App() -> impl IntoView {
+    provide_i18n(
+        preferences::saved_locale()
+            .as_deref()
+            .and_then(Locale::from_str),
+    );
     view! {
-        <I18nContextProvider enable_cookie=false>
-            <Preferences/>
-            <Router>
-                <Header/>
-                <main class="page">
-                    <Routes fallback=NotFoundPage>
-                        <Route path=path!("/") view=HomePage/>
-                        <Route path=path!("/classroom/:id") view=ClassroomPage/>
-                        <Route path=path!("/settings") view=SettingsPage/>
-                    </Routes>
-                </main>
-            </Router>
-        </I18nContextProvider>
+        <Preferences/>
+        <Pages/>
     }
 }
 
-/// Restores the saved theme and language and keeps them saved as they change.
+/// The header and the page the address points at.
+#[component]
+fn Pages() -> impl IntoView {
+    let location = provide_location();
+    view! {
+        <Header/>
+        <main class="page">
+            {move || match location.page() {
+                Page::Home => view! { <HomePage/> }.into_any(),
+                Page::Classroom(id) => view! { <ClassroomPage id=id/> }.into_any(),
+                Page::Settings => view! { <SettingsPage/> }.into_any(),
+                Page::NotFound => view! { <NotFoundPage/> }.into_any(),
+            }}
+        </main>
+    }
+}
+
+/// Restores the saved theme and keeps it and the language saved as they change.
 #[component]
 fn Preferences() -> impl IntoView {
     let theme = RwSignal::new(preferences::saved_theme());
@@ -43,24 +53,7 @@ fn Preferences() -> impl IntoView {
     });
 
     let i18n = use_i18n();
-    let saved = preferences::saved_locale()
-        .as_deref()
-        .and_then(parse_locale);
-    // An effect, not a direct call: the i18n provider's own first effect sets the browser's
-    // language, and effects run in creation order, so this one runs after it and wins.
-    Effect::new(move || {
-        if let Some(saved) = saved {
-            i18n.set_locale(saved);
-        }
-    });
     Effect::new(move || preferences::save_locale(i18n.get_locale().as_str()));
-}
-
-pub fn parse_locale(text: &str) -> Option<Locale> {
-    Locale::get_all()
-        .iter()
-        .copied()
-        .find(|l| l.as_str() == text)
 }
 
 /// The language's own name, so a learner finds theirs whatever the current language is.
@@ -75,6 +68,7 @@ pub fn locale_name(locale: Locale) -> &'static str {
 fn Header() -> impl IntoView {
     let i18n = use_i18n();
     let ThemeChoice(theme) = expect_context::<ThemeChoice>();
+    let location = use_location();
     let toggle_theme = move |_| {
         let next = if theme.get_untracked().resolved_is_dark() {
             Theme::Light
@@ -85,14 +79,14 @@ fn Header() -> impl IntoView {
     };
     view! {
         <header class="app-header">
-            <A href="/" attr:class="brand">
+            <a href="/" class="brand">
                 <span class="brand-mark" aria-hidden="true">"A"</span>
                 <span class="brand-name">{t!(i18n, app_name)}</span>
                 <span class="brand-tagline">{t!(i18n, tagline)}</span>
-            </A>
+            </a>
             <nav class="app-nav">
-                <A href="/">{t!(i18n, nav_home)}</A>
-                <A href="/settings">{t!(i18n, nav_settings)}</A>
+                <a href="/" aria-current=move || location.current("/")>{t!(i18n, nav_home)}</a>
+                <a href="/settings" aria-current=move || location.current("/settings")>{t!(i18n, nav_settings)}</a>
                 <LanguageSelect/>
                 <button
                     class="icon-button"
@@ -112,7 +106,7 @@ fn Header() -> impl IntoView {
 pub fn LanguageSelect() -> impl IntoView {
     let i18n = use_i18n();
     let on_change = move |ev| {
-        if let Some(locale) = parse_locale(&event_target_value(&ev)) {
+        if let Some(locale) = Locale::from_str(&event_target_value(&ev)) {
             i18n.set_locale(locale);
         }
     };

@@ -10,8 +10,6 @@ use aula_course::{Course, SceneContent};
 use aula_player::{Command, PlayState};
 use aula_render::markdown_to_html;
 use leptos::prelude::*;
-use leptos_router::components::A;
-use leptos_router::hooks::use_params_map;
 
 use crate::i18n::*;
 use crate::library::load_course;
@@ -21,11 +19,10 @@ use quiz::QuizView;
 pub use session::Session;
 
 #[component]
-pub fn ClassroomPage() -> impl IntoView {
+pub fn ClassroomPage(id: String) -> impl IntoView {
     let i18n = use_i18n();
-    let params = use_params_map();
     let course = LocalResource::new(move || {
-        let id = params.read().get("id").unwrap_or_default();
+        let id = id.clone();
         async move { load_course(&id).await }
     });
     view! {
@@ -37,14 +34,14 @@ pub fn ClassroomPage() -> impl IntoView {
                         <section class="notice" data-testid="classroom-missing">
                             <h1>{t!(i18n, classroom_missing_title)}</h1>
                             <p>{t!(i18n, classroom_missing_body)}</p>
-                            <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                            <a href="/" class="button">{t!(i18n, back_to_library)}</a>
                         </section>
                     }
                     .into_any(),
                     Err(error) => view! {
                         <section class="notice" data-testid="classroom-error">
                             <p class="error" role="alert">{error}</p>
-                            <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                            <a href="/" class="button">{t!(i18n, back_to_library)}</a>
                         </section>
                     }
                     .into_any(),
@@ -217,7 +214,7 @@ fn CourseEnd(session: Session) -> impl IntoView {
                 <p>{t!(i18n, course_complete_body)}</p>
                 <div class="overlay-actions">
                     <button class="secondary" on:click=move |_| session.send(Command::SeekScene { scene: 0, ms: 0.0 })>{t!(i18n, start_again)}</button>
-                    <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+                    <a href="/" class="button">{t!(i18n, back_to_library)}</a>
                 </div>
             </div>
         </Show>

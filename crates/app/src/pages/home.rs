@@ -1,7 +1,6 @@
 //! The front door: the prompt box and the learner's library.
 
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 use crate::i18n::*;
 use crate::library::{load_library, CourseSummary};
@@ -95,12 +94,12 @@ fn CourseCard(
     let i18n = use_i18n();
     view! {
         <li class="course-card">
-            <A href=href>
+            <a href=href>
                 {badge.map(|b| view! { <span class="badge">{b}</span> })}
                 <h3>{title}</h3>
                 <p class="muted">{description}</p>
                 <p class="meta">{t!(i18n, scene_count, count = move || scenes)}</p>
-            </A>
+            </a>
         </li>
     }
 }

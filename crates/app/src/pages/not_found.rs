@@ -1,5 +1,4 @@
 use leptos::prelude::*;
-use leptos_router::components::A;
 
 use crate::i18n::*;
 
@@ -10,7 +9,7 @@ pub fn NotFoundPage() -> impl IntoView {
         <section class="notice" data-testid="not-found">
             <h1>{t!(i18n, not_found_title)}</h1>
             <p>{t!(i18n, not_found_body)}</p>
-            <A href="/" attr:class="button">{t!(i18n, back_to_library)}</A>
+            <a href="/" class="button">{t!(i18n, back_to_library)}</a>
         </section>
     }
 }
