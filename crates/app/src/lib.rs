@@ -7,6 +7,7 @@
 #![cfg(target_arch = "wasm32")]
 
 mod classroom;
+mod connection;
 mod i18n;
 mod library;
 mod pages;
@@ -14,6 +15,8 @@ mod preferences;
 mod router;
 mod samples;
 mod shell;
+mod transport;
+mod vault;
 
 /// Mounts the app into `<body>`; called once by the binary's `main`.
 pub fn start() {

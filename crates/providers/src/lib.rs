@@ -36,7 +36,7 @@ use std::task::Poll;
 
 pub use error::ProviderError;
 pub use event::{StopReason, StreamEvent};
-pub use models::{models_request, parse_models};
+pub use models::{list_models, models_request, parse_models};
 pub use openai::OpenAiChatDecoder;
 pub use presets::{explain_network_failure, preset, BrowserAccess, KeyNeed, Preset, PRESETS};
 pub use request::{ChatMessage, ChatRequest, ChatRole, Dialect, Endpoint, JsonSchema, Thinking};

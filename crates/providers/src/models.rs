@@ -3,11 +3,12 @@
 
 use serde_json::Value;
 
-use crate::auth_headers;
 use crate::error::ProviderError;
 use crate::presets::preset;
 use crate::request::{Dialect, Endpoint};
 use crate::transport::HttpRequest;
+use crate::transport::Transport;
+use crate::{auth_headers, http_failure, next_chunk, transport_failure};
 
 /// The GET that lists the endpoint's models, or `None` when its preset has no such list.
 pub fn models_request(endpoint: &Endpoint) -> Option<HttpRequest> {
@@ -41,7 +42,7 @@ pub fn parse_models(dialect: Dialect, body: &str) -> Result<Vec<String>, Provide
     let list = list
         .and_then(Value::as_array)
         .ok_or_else(|| malformed("the answer has no model list".into()))?;
-    let models = list
+    let mut models: Vec<String> = list
         .iter()
         .filter(|m| {
             dialect != Dialect::Gemini
@@ -52,7 +53,46 @@ pub fn parse_models(dialect: Dialect, body: &str) -> Result<Vec<String>, Provide
         .filter_map(|m| m[field].as_str())
         .map(|id| id.strip_prefix("models/").unwrap_or(id).to_string())
         .collect();
+    // Sorted for the picker; a provider listing a model twice (aliases) shows it once.
+    models.sort();
+    models.dedup();
     Ok(models)
+}
+
+/// Asks the endpoint for its models: `Ok(None)` when its preset has no list (type the name),
+/// otherwise the names, or the classified error (bad key, no browser access, ...).
+pub async fn list_models(
+    transport: &dyn Transport,
+    endpoint: &Endpoint,
+) -> Result<Option<Vec<String>>, ProviderError> {
+    let Some(request) = models_request(endpoint) else {
+        return Ok(None);
+    };
+    let pending = transport.post(request);
+    let mut response = pending
+        .response
+        .await
+        .map_err(|e| transport_failure(endpoint, e, false))?;
+    let mut body = Vec::new();
+    while let Some(chunk) = next_chunk(&mut response.body).await {
+        body.extend(chunk.map_err(|e| transport_failure(endpoint, e, true))?);
+    }
+    let text = String::from_utf8_lossy(&body);
+    match response.status {
+        200..=299 => {}
+        // Not a missing model: this address has no list at all.
+        404 => {
+            return Err(ProviderError::BadRequest {
+                provider: endpoint.provider_name(),
+                status: 404,
+                message: "there is no model list at this address; check the base URL, or type \
+                          the model's name"
+                    .into(),
+            })
+        }
+        status => return Err(http_failure(endpoint, status, &response.headers, &text)),
+    }
+    parse_models(endpoint.dialect, &text).map(Some)
 }
 
 #[cfg(test)]
@@ -124,6 +164,91 @@ mod tests {
                 parse_models(Dialect::OpenAiChat, body),
                 Err(ProviderError::MalformedReply { .. })
             ));
+        }
+    }
+
+    mod listing {
+        use std::future::Future;
+        use std::pin::pin;
+        use std::task::{Context, Poll, Waker};
+
+        use super::*;
+        use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
+        use crate::transport::TransportError;
+
+        /// The scripted transport never waits, so one poll finishes.
+        fn now<T>(future: impl Future<Output = T>) -> T {
+            let mut future = pin!(future);
+            match future
+                .as_mut()
+                .poll(&mut Context::from_waker(Waker::noop()))
+            {
+                Poll::Ready(value) => value,
+                Poll::Pending => panic!("the scripted transport should answer at once"),
+            }
+        }
+
+        fn answering(answer: ScriptedAnswer) -> ScriptedTransport {
+            ScriptedTransport::answering(Vec::new(), answer)
+        }
+
+        #[test]
+        fn a_listing_is_fetched_with_the_key_and_parsed() {
+            let transport = answering(ScriptedAnswer::status(
+                200,
+                vec![],
+                r#"{"object":"list","data":[{"id":"gpt-b"},{"id":"gpt-a"}]}"#,
+            ));
+            let models = now(list_models(&transport, &endpoint("openai", Some("sk-a")))).unwrap();
+            assert_eq!(models, Some(vec!["gpt-a".to_string(), "gpt-b".to_string()]));
+            let sent = transport.requests.borrow();
+            assert_eq!(sent[0].method, Method::Get);
+            assert_eq!(sent[0].header("authorization"), Some("Bearer sk-a"));
+        }
+
+        #[test]
+        fn a_rejected_key_and_a_missing_list_are_explained_without_the_key() {
+            let transport = answering(ScriptedAnswer::status(
+                401,
+                vec![],
+                r#"{"error":{"message":"Incorrect API key provided: sk-secret"}}"#,
+            ));
+            let error = now(list_models(
+                &transport,
+                &endpoint("openai", Some("sk-secret")),
+            ))
+            .unwrap_err();
+            assert!(
+                matches!(error, ProviderError::KeyRejected { status: 401, .. }),
+                "{error:?}"
+            );
+            assert!(!error.to_string().contains("sk-secret"));
+
+            let transport = answering(ScriptedAnswer::status(404, vec![], "Not Found"));
+            let error = now(list_models(&transport, &endpoint("openai", Some("k")))).unwrap_err();
+            assert!(
+                error.to_string().contains("no model list at this address"),
+                "{error}"
+            );
+        }
+
+        #[test]
+        fn an_unreachable_server_gets_the_provider_s_fix_and_a_preset_without_a_list_asks_nothing()
+        {
+            let mut answer = ScriptedAnswer::status(200, vec![], "");
+            answer.connect_error = Some(TransportError::Network("refused".into()));
+            let error =
+                now(list_models(&answering(answer), &endpoint("ollama", None))).unwrap_err();
+            assert!(matches!(error, ProviderError::Network { .. }), "{error:?}");
+            assert!(error.to_string().contains("OLLAMA_ORIGINS"), "{error}");
+
+            // Zhipu's API has no model list: the learner types the name, nothing is sent.
+            let transport = answering(ScriptedAnswer::status(500, vec![], ""));
+            assert_eq!(
+                now(list_models(&transport, &endpoint("zhipu", Some("k")))).unwrap(),
+                None
+            );
+            assert!(transport.requests.borrow().is_empty());
         }
     }
 }

@@ -2,6 +2,7 @@
 
 mod home;
 mod not_found;
+mod providers;
 mod settings;
 
 pub use crate::classroom::ClassroomPage;

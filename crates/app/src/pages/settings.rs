@@ -1,7 +1,8 @@
-//! Settings: appearance and language for now; providers arrive with the providers issue.
+//! Settings: appearance, language, and the AI provider connection.
 
 use leptos::prelude::*;
 
+use super::providers::ProviderSettings;
 use crate::i18n::*;
 use crate::preferences::Theme;
 use crate::shell::{LanguageSelect, ThemeChoice};
@@ -46,6 +47,7 @@ pub fn SettingsPage() -> impl IntoView {
                     <p class="hint">{t!(i18n, settings_language_hint)}</p>
                 </div>
             </div>
+            <ProviderSettings/>
             <div class="card">
                 <h2>{t!(i18n, settings_privacy)}</h2>
                 <p>{t!(i18n, settings_privacy_body)}</p>

@@ -1,0 +1,134 @@
+//! The learner's AI provider connection: which provider, its URL, the key, and the model per
+//! role. Kept in IndexedDB only (the `settings` store), never in localStorage, never logged, and
+//! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
+
+use aula_providers::{preset, Dialect, Endpoint, Preset, PRESETS};
+use aula_storage::{get_json, put_json, Collection, StoreError};
+use serde::{Deserialize, Serialize};
+
+use crate::library::open_store;
+use crate::vault::SealedKey;
+
+const SETTINGS_KEY: &str = "providers";
+
+/// What the learner configured. `model` is the teaching model; the director and generation may
+/// use cheaper or stronger ones (empty means "the same as `model`").
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Connection {
+    pub preset: String,
+    pub base_url: String,
+    #[serde(default)]
+    pub api_key: Option<String>,
+    pub model: String,
+    #[serde(default)]
+    pub director_model: String,
+    #[serde(default)]
+    pub generation_model: String,
+    /// The key encrypted under the learner's passphrase; when set, `api_key` is never stored and
+    /// is `Some` only after the learner unlocked it on this page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sealed_key: Option<SealedKey>,
+}
+
+/// Which model a part of Aula uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    Agents,
+    Director,
+    Generation,
+}
+
+impl Connection {
+    pub fn from_preset(preset: &Preset) -> Connection {
+        Connection {
+            preset: preset.id.to_owned(),
+            base_url: preset.base_url.to_owned(),
+            api_key: None,
+            model: preset
+                .models
+                .first()
+                .copied()
+                .unwrap_or_default()
+                .to_owned(),
+            director_model: String::new(),
+            generation_model: String::new(),
+            sealed_key: None,
+        }
+    }
+
+    pub fn preset(&self) -> &'static Preset {
+        preset(&self.preset)
+            .or_else(|| preset("custom"))
+            .unwrap_or(&PRESETS[0])
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        self.preset().dialect
+    }
+
+    pub fn model_for(&self, role: Role) -> &str {
+        let chosen = match role {
+            Role::Agents => "",
+            Role::Director => self.director_model.as_str(),
+            Role::Generation => self.generation_model.as_str(),
+        };
+        if chosen.trim().is_empty() {
+            &self.model
+        } else {
+            chosen
+        }
+    }
+
+    pub fn endpoint(&self, role: Role) -> Endpoint {
+        Endpoint {
+            provider: self.preset.clone(),
+            dialect: self.dialect(),
+            base_url: self.base_url.trim().trim_end_matches('/').to_owned(),
+            model: self.model_for(role).trim().to_owned(),
+            api_key: self.api_key.clone().filter(|k| !k.trim().is_empty()),
+        }
+    }
+
+    /// A passphrase-protected key that has not been unlocked yet.
+    pub fn is_locked(&self) -> bool {
+        self.sealed_key.is_some() && self.api_key.is_none()
+    }
+
+    /// What the settings page may show of the key: its first and last few characters.
+    pub fn masked_key(&self) -> Option<String> {
+        let key = self.api_key.as_deref()?.trim();
+        if key.is_empty() {
+            return None;
+        }
+        let chars: Vec<char> = key.chars().collect();
+        let head: String = chars.iter().take(3).collect();
+        let tail: String = chars
+            .iter()
+            .rev()
+            .take(4)
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .collect();
+        Some(if chars.len() <= 8 {
+            "•••••".to_owned()
+        } else {
+            format!("{head}…{tail}")
+        })
+    }
+}
+
+pub async fn load_connection() -> Result<Option<Connection>, StoreError> {
+    let store = open_store().await?;
+    get_json(&store, Collection::Settings, SETTINGS_KEY).await
+}
+
+/// Saves the connection; a protected key is stored sealed only, never in the clear.
+pub async fn save_connection(connection: &Connection) -> Result<(), StoreError> {
+    let store = open_store().await?;
+    let mut stored = connection.clone();
+    if stored.sealed_key.is_some() {
+        stored.api_key = None;
+    }
+    put_json(&store, Collection::Settings, SETTINGS_KEY, &stored).await
+}

@@ -1,0 +1,455 @@
+//! Settings → AI provider: pick a provider, paste a key (optionally sealed with a passphrase),
+//! choose models per role (listed by the provider when it can), and test the connection.
+
+use aula_providers::{
+    list_models, stream_chat_with_retry, AbortHandle, BrowserAccess, ChatMessage, ChatRequest,
+    Endpoint, KeyNeed, ProviderError, RetryPolicy, StreamEvent, PRESETS,
+};
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::connection::{load_connection, save_connection, Connection, Role};
+use crate::i18n::*;
+use crate::transport::{FetchTransport, TimeoutSleeper};
+use crate::vault;
+
+/// Where a connection test stands.
+#[derive(Debug, Clone, PartialEq)]
+enum TestState {
+    Idle,
+    Running,
+    Retrying(String),
+    Passed { ms: f64 },
+    Failed(String),
+}
+
+/// A one-line outcome shown beside a control: `Ok` is a confirmation, `Err` an error with its fix.
+type Outcome = Option<Result<String, String>>;
+
+fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or_default()
+}
+
+/// One line for an outcome; a single element type whatever the outcome, which keeps the view code
+/// small (each distinct view type costs its own build and update code in the bundle).
+fn outcome_view(
+    outcome: impl Fn() -> Outcome + Send + Sync + Copy + 'static,
+    testid: &'static str,
+) -> impl IntoView {
+    let class = move || match outcome() {
+        Some(Ok(_)) => "ok",
+        Some(Err(_)) => "error",
+        None => "",
+    };
+    let role = move || match outcome() {
+        Some(Err(_)) => "alert",
+        _ => "status",
+    };
+    let text = move || match outcome() {
+        Some(Ok(m) | Err(m)) => m,
+        None => String::new(),
+    };
+    view! { <span class=class role=role data-testid=testid hidden=move || outcome().is_none()>{text}</span> }
+}
+
+/// Every distinct model the roles use, the teaching model first: a typo in the director's model
+/// should show up in the test, not in the middle of a lesson.
+fn endpoints_to_test(connection: &Connection) -> Vec<Endpoint> {
+    let mut endpoints: Vec<Endpoint> = Vec::new();
+    for role in [Role::Agents, Role::Director, Role::Generation] {
+        let endpoint = connection.endpoint(role);
+        if !endpoints.iter().any(|e| e.model == endpoint.model) {
+            endpoints.push(endpoint);
+        }
+    }
+    endpoints
+}
+
+#[component]
+pub fn ProviderSettings() -> impl IntoView {
+    let i18n = use_i18n();
+    let connection = RwSignal::new(Connection::from_preset(&PRESETS[0]));
+    let key_input = RwSignal::new(String::new());
+    let saved = RwSignal::new(None::<Result<String, String>>);
+    let reply = RwSignal::new(String::new());
+    let test = RwSignal::new(TestState::Idle);
+    let stop = StoredValue::new_local(None::<Box<dyn AbortHandle>>);
+    let listed = RwSignal::new(Vec::<String>::new());
+    let models_note = RwSignal::new(None::<Result<String, String>>);
+    let passphrase = RwSignal::new(String::new());
+    let vault_note = RwSignal::new(None::<Result<String, String>>);
+    let busy = RwSignal::new(false);
+
+    spawn_local(async move {
+        match load_connection().await {
+            Ok(Some(stored)) => connection.set(stored),
+            Ok(None) => {}
+            Err(error) => saved.set(Some(Err(error.to_string()))),
+        }
+    });
+
+    let preset = Memo::new(move |_| connection.with(|c| c.preset()));
+    let choose_preset = move |ev| {
+        let id = event_target_value(&ev);
+        if let Some(p) = PRESETS.iter().find(|p| p.id == id) {
+            connection.update(|c| {
+                let (key, sealed) = (c.api_key.take(), c.sealed_key.take());
+                *c = Connection::from_preset(p);
+                // The key follows only when the new provider takes one at all.
+                if p.key != KeyNeed::None {
+                    c.api_key = key;
+                    c.sealed_key = sealed;
+                }
+            });
+            listed.set(Vec::new());
+            models_note.set(None);
+        }
+    };
+
+    // A key typed in the field replaces the saved one (and any passphrase protection of it).
+    let commit = move || {
+        let typed = key_input.get_untracked();
+        if !typed.trim().is_empty() {
+            connection.update(|c| {
+                c.api_key = Some(typed.trim().to_owned());
+                c.sealed_key = None;
+            });
+            key_input.set(String::new());
+        }
+        connection.get_untracked()
+    };
+    let persist = move |current: Connection, done: Option<String>| {
+        spawn_local(async move {
+            saved.set(Some(match save_connection(&current).await {
+                Ok(()) => Ok(done.unwrap_or_else(|| t_string!(i18n, provider_saved).to_owned())),
+                Err(e) => Err(e.to_string()),
+            }));
+        });
+    };
+
+    let save = move |_| persist(commit(), None);
+    let remove_key = move |_| {
+        connection.update(|c| {
+            c.api_key = None;
+            c.sealed_key = None;
+        });
+        vault_note.set(None);
+        persist(connection.get_untracked(), None);
+    };
+
+    let load_models = move |_| {
+        let current = commit();
+        if current.is_locked() {
+            models_note.set(Some(Err(t_string!(i18n, provider_unlock_first).to_owned())));
+            return;
+        }
+        models_note.set(Some(Ok(t_string!(i18n, provider_working).to_owned())));
+        spawn_local(async move {
+            let found = list_models(&FetchTransport, &current.endpoint(Role::Agents)).await;
+            models_note.set(Some(match found {
+                Ok(Some(models)) => {
+                    let count = models.len();
+                    listed.set(models);
+                    Ok(i18n.fill(Key::provider_models_found, &[("count", count.to_string())]))
+                }
+                Ok(None) => Ok(t_string!(i18n, provider_models_none).to_owned()),
+                Err(error) => Err(error.to_string()),
+            }));
+        });
+    };
+
+    let protect = move || {
+        let current = commit();
+        let phrase = passphrase.get_untracked();
+        let Some(key) = current.api_key.clone() else {
+            vault_note.set(Some(Err(t_string!(i18n, provider_no_key).to_owned())));
+            return;
+        };
+        if phrase.chars().count() < 8 {
+            vault_note.set(Some(Err(
+                t_string!(i18n, provider_passphrase_short).to_owned()
+            )));
+            return;
+        }
+        busy.set(true);
+        spawn_local(async move {
+            match vault::seal(&key, &phrase).await {
+                Ok(sealed) => {
+                    connection.update(|c| c.sealed_key = Some(sealed));
+                    passphrase.set(String::new());
+                    vault_note.set(None);
+                    persist(
+                        connection.get_untracked(),
+                        Some(t_string!(i18n, provider_protected).to_owned()),
+                    );
+                }
+                Err(error) => vault_note.set(Some(Err(error.to_string()))),
+            }
+            busy.set(false);
+        });
+    };
+    let unlock = move || {
+        let Some(sealed) = connection.with_untracked(|c| c.sealed_key.clone()) else {
+            return;
+        };
+        let phrase = passphrase.get_untracked();
+        busy.set(true);
+        spawn_local(async move {
+            match vault::open(&sealed, &phrase).await {
+                Ok(key) => {
+                    connection.update(|c| c.api_key = Some(key));
+                    passphrase.set(String::new());
+                    vault_note.set(None);
+                }
+                Err(error) => vault_note.set(Some(Err(error.to_string()))),
+            }
+            busy.set(false);
+        });
+    };
+    let unprotect = move |_| {
+        connection.update(|c| c.sealed_key = None);
+        persist(connection.get_untracked(), None);
+    };
+
+    let run_test = move |_| {
+        let current = commit();
+        reply.set(String::new());
+        if current.is_locked() {
+            test.set(TestState::Failed(
+                t_string!(i18n, provider_unlock_first).to_owned(),
+            ));
+            return;
+        }
+        test.set(TestState::Running);
+        let started = now_ms();
+        let request = ChatRequest::new(
+            "You are checking a connection for a classroom app. Answer in one short, friendly sentence.",
+            vec![ChatMessage::user("Say hello to the class.")],
+        );
+        spawn_local(async move {
+            for (index, endpoint) in endpoints_to_test(&current).into_iter().enumerate() {
+                let model = endpoint.model.clone();
+                let failed = std::rc::Rc::new(std::cell::RefCell::new(None::<String>));
+                let failure = failed.clone();
+                let got_text = std::rc::Rc::new(std::cell::Cell::new(false));
+                let text_seen = got_text.clone();
+                let on_event = move |event: StreamEvent| match event {
+                    StreamEvent::TextDelta(text) => {
+                        text_seen.set(true);
+                        if index == 0 {
+                            reply.update(|r| r.push_str(&text));
+                        }
+                    }
+                    StreamEvent::Error(error) => *failure.borrow_mut() = Some(error.to_string()),
+                    _ => {}
+                };
+                let on_retry = move |attempt: u32, wait_ms: u64, error: &ProviderError| {
+                    test.set(TestState::Retrying(i18n.fill(
+                        Key::provider_retrying,
+                        &[
+                            ("error", error.to_string()),
+                            ("seconds", format!("{:.1}", wait_ms as f64 / 1000.0)),
+                            ("attempt", (attempt + 1).to_string()),
+                        ],
+                    )));
+                };
+                let (abort, run) = stream_chat_with_retry(
+                    &FetchTransport,
+                    &TimeoutSleeper,
+                    RetryPolicy::default(),
+                    endpoint,
+                    &request,
+                    on_event,
+                    on_retry,
+                );
+                stop.set_value(Some(abort));
+                run.await;
+                stop.set_value(None);
+                let problem = match failed.borrow_mut().take() {
+                    Some(message) => Some(message),
+                    None if !got_text.get() => Some(t_string!(i18n, provider_no_text).to_owned()),
+                    None => None,
+                };
+                if let Some(message) = problem {
+                    test.set(TestState::Failed(if index == 0 {
+                        message
+                    } else {
+                        format!("{model}: {message}")
+                    }));
+                    return;
+                }
+            }
+            test.set(TestState::Passed {
+                ms: now_ms() - started,
+            });
+        });
+    };
+    let stop_test = move |_| {
+        stop.with_value(|abort| {
+            if let Some(abort) = abort {
+                abort.abort();
+            }
+        })
+    };
+    let testing = move || matches!(test.get(), TestState::Running | TestState::Retrying(_));
+
+    let access_note = move || match preset.get().browser {
+        BrowserAccess::Direct => None,
+        BrowserAccess::OptInHeader => Some(t_string!(i18n, provider_access_opt_in).to_string()),
+        BrowserAccess::NeedsProxy => Some(t_string!(i18n, provider_access_proxy).to_string()),
+        BrowserAccess::LocalServerNeedsOrigin(how) => {
+            Some(format!("{} {how}", t_string!(i18n, provider_access_local)))
+        }
+        BrowserAccess::Unverified => Some(t_string!(i18n, provider_access_unverified).to_string()),
+    };
+
+    let role_model = move |label: Key,
+                           testid: &'static str,
+                           get: fn(&Connection) -> String,
+                           set: fn(&mut Connection, String)| {
+        view! {
+            <label class="field">
+                <span class="field-label">{i18n.tr(label)}</span>
+                <input list="provider-models" data-testid=testid spellcheck="false" placeholder=t!(i18n, provider_same_model)
+                    prop:value=move || connection.with(get)
+                    on:input=move |ev| connection.update(|c| set(c, event_target_value(&ev)))/>
+            </label>
+        }
+    };
+
+    // One structure for the three states of passphrase protection; parts are hidden, not rebuilt.
+    let vault_state = move || {
+        connection.with(
+            |c| match (c.is_locked(), c.sealed_key.is_some(), c.api_key.is_some()) {
+                (true, _, _) => "locked",
+                (_, true, _) => "protected",
+                (_, _, true) => "open",
+                _ => "none",
+            },
+        )
+    };
+    let vault_view = view! {
+        <div class="vault" data-testid="provider-vault" data-state=vault_state hidden=move || vault_state() == "none">
+            <p class="vault-title">{move || match vault_state() {
+                "locked" => t_string!(i18n, provider_locked),
+                "protected" => t_string!(i18n, provider_protected),
+                _ => t_string!(i18n, provider_vault_title),
+            }}</p>
+            <p class="hint" hidden=move || vault_state() != "open">{t!(i18n, provider_vault_hint)}</p>
+            <div class="inline-form" hidden=move || vault_state() == "protected">
+                <input type="password" data-testid="provider-passphrase" autocomplete="off" aria-label=t!(i18n, provider_passphrase)
+                    placeholder=t!(i18n, provider_passphrase)
+                    prop:value=move || passphrase.get()
+                    on:input=move |ev| passphrase.set(event_target_value(&ev))
+                    on:keydown=move |ev| if ev.key() == "Enter" { if vault_state() == "locked" { unlock() } else { protect() } }/>
+                <button class="secondary" data-testid="provider-vault-action" disabled=move || busy.get()
+                    on:click=move |_| if vault_state() == "locked" { unlock() } else { protect() }>
+                    {move || if vault_state() == "locked" { t_string!(i18n, provider_unlock) } else { t_string!(i18n, provider_protect) }}
+                </button>
+            </div>
+            <button class="link-button" data-testid="provider-unprotect" hidden=move || vault_state() != "protected" on:click=unprotect>{t!(i18n, provider_unprotect)}</button>
+        </div>
+    };
+
+    view! {
+        <div class="card provider-card" data-testid="provider-settings">
+            <h2>{t!(i18n, provider_title)}</h2>
+            <p class="hint">{t!(i18n, provider_privacy)}</p>
+            <div class="form-grid">
+                <label class="field">
+                    <span class="field-label">{t!(i18n, provider_label)}</span>
+                    <select data-testid="provider-preset" on:change=choose_preset>
+                        {PRESETS.iter().map(|p| view! {
+                            <option value=p.id selected=move || connection.with(|c| c.preset == p.id)>{p.name}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label class="field">
+                    <span class="field-label">{t!(i18n, provider_url)}</span>
+                    <input type="url" data-testid="provider-url" spellcheck="false"
+                        prop:value=move || connection.with(|c| c.base_url.clone())
+                        on:input=move |ev| connection.update(|c| c.base_url = event_target_value(&ev))/>
+                </label>
+                <Show when=move || preset.get().key != KeyNeed::None>
+                    <div class="field">
+                        <label class="field-label" for="provider-key">{t!(i18n, provider_key)}</label>
+                        <input type="password" id="provider-key" data-testid="provider-key" autocomplete="off" spellcheck="false"
+                            placeholder=move || connection.with(|c| c.masked_key()).unwrap_or_else(|| t_string!(i18n, provider_key_placeholder).to_string())
+                            prop:value=move || key_input.get()
+                            on:input=move |ev| key_input.set(event_target_value(&ev))/>
+                        <span class="hint">
+                            <a href=move || preset.get().key_url target="_blank" rel="noopener noreferrer">{t!(i18n, provider_get_key)}</a>
+                            {move || connection.with(|c| c.sealed_key.is_some() || c.api_key.is_some()).then(|| view! {
+                                " · " {t!(i18n, provider_key_saved)} " " <code>{move || connection.with(|c| c.masked_key()).unwrap_or_else(|| "••••".into())}</code> " "
+                                <button class="link-button" data-testid="provider-key-remove" on:click=remove_key>{t!(i18n, provider_key_remove)}</button>
+                            })}
+                        </span>
+                    </div>
+                </Show>
+                <div class="field">
+                    <label class="field-label" for="provider-model">{t!(i18n, provider_model)}</label>
+                    <div class="inline-form">
+                        <input id="provider-model" list="provider-models" data-testid="provider-model" spellcheck="false"
+                            prop:value=move || connection.with(|c| c.model.clone())
+                            on:input=move |ev| connection.update(|c| c.model = event_target_value(&ev))/>
+                        <button class="secondary" data-testid="provider-list-models" on:click=load_models>{t!(i18n, provider_models_load)}</button>
+                    </div>
+                    <span class="hint">{outcome_view(move || models_note.get(), "provider-models-note")}</span>
+                    <datalist id="provider-models">
+                        {move || {
+                            let listed = listed.get();
+                            let names: Vec<String> = if listed.is_empty() {
+                                preset.get().models.iter().map(|m| m.to_string()).collect()
+                            } else {
+                                listed
+                            };
+                            names.into_iter().map(|m| view! { <option value=m></option> }).collect_view()
+                        }}
+                    </datalist>
+                </div>
+                {role_model(Key::provider_director_model, "provider-director-model", |c| c.director_model.clone(), |c, v| c.director_model = v)}
+                {role_model(Key::provider_generation_model, "provider-generation-model", |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
+            </div>
+            {vault_view}
+            {outcome_view(move || vault_note.get(), "provider-vault-note")}
+            {move || access_note().map(|note| view! { <p class="note">{note}</p> })}
+            <div class="form-actions">
+                <button class="primary" data-testid="provider-save" on:click=save>{t!(i18n, provider_save)}</button>
+                <button class="secondary" data-testid="provider-test" disabled=testing on:click=run_test>
+                    {t!(i18n, provider_test)}
+                </button>
+                <Show when=testing>
+                    <button class="secondary" data-testid="provider-stop" on:click=stop_test>{t!(i18n, provider_stop)}</button>
+                </Show>
+                {outcome_view(move || saved.get(), "provider-saved")}
+            </div>
+            <div class="test-result" data-testid="provider-test-result" data-state=move || match test.get() {
+                TestState::Idle => "idle",
+                TestState::Running => "running",
+                TestState::Retrying(_) => "retrying",
+                TestState::Passed { .. } => "passed",
+                TestState::Failed(_) => "failed",
+            } aria-live="polite">
+                {move || (!reply.get().is_empty()).then(|| view! { <p class="reply" data-testid="provider-reply">{reply.get()}</p> })}
+                <p class=move || match test.get() {
+                    TestState::Passed { .. } => "ok",
+                    TestState::Failed(_) => "error",
+                    _ => "muted",
+                } data-testid=move || match test.get() {
+                    TestState::Retrying(_) => "provider-retrying",
+                    TestState::Failed(_) => "provider-error",
+                    _ => "provider-status",
+                } role=move || if matches!(test.get(), TestState::Failed(_)) { "alert" } else { "status" }
+                  hidden=move || test.get() == TestState::Idle>
+                    {move || match test.get() {
+                        TestState::Idle => String::new(),
+                        TestState::Running => t_string!(i18n, provider_testing).to_owned(),
+                        TestState::Retrying(message) | TestState::Failed(message) => message,
+                        TestState::Passed { ms } if ms < 1000.0 => format!("{} ({ms:.0} ms)", t_string!(i18n, provider_test_passed)),
+                        TestState::Passed { ms } => format!("{} ({:.1} s)", t_string!(i18n, provider_test_passed), ms / 1000.0),
+                    }}
+                </p>
+            </div>
+        </div>
+    }
+}
