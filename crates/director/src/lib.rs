@@ -6,6 +6,14 @@
 //! This crate is pure decision code. It must never depend on a browser type, a transport or an
 //! async runtime: the caller makes the LLM call and hands the reply text back.
 
+pub mod conversation;
+pub mod model;
+pub mod prompt;
+pub mod reply;
+pub mod round;
+pub mod scenario;
+pub mod whiteboard;
+
 use std::fmt;
 
 use serde_json::Value;

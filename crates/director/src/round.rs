@@ -1,0 +1,1027 @@
+//! The round loop: decide → stream the chosen agent → record → decide…, until the director ends
+//! the round, hands it to the learner, the turn cap is reached, two turns in a row come back
+//! empty, a call fails, or the learner stops it.
+//!
+//! The loop owns no I/O of its own: it calls the LLM through the providers' [`Transport`] port and
+//! reports everything as [`RoundEvent`]s, which the app appends to the session's log as they
+//! happen. Host tests drive it with the providers' scripted transport.
+
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+
+use aula_course::Scene;
+use aula_providers::{
+    stream_chat, AbortHandle, ChatMessage, ChatRequest, Endpoint, StreamEvent, Transport,
+};
+
+use crate::conversation::{self, agent_messages};
+use crate::model::{
+    preview, Action, AgentProfile, DiscussionContext, LearnerProfile, LedgerEntry, TurnSummary,
+    Utterance,
+};
+use crate::prompt::{agent_prompt, director_prompt, AgentContext, DirectorContext, DIRECTOR_ASK};
+use crate::reply::{ReplyEvent, ReplyParser};
+use crate::whiteboard::describe;
+use crate::{decide, parse_director_reply, Decision, DirectorStep, EndReason, RoundState};
+
+/// How many earlier messages an agent's call carries.
+const AGENT_HISTORY_MESSAGES: usize = 20;
+/// Two agent turns in a row with no speech and no action end the round.
+const MAX_EMPTY_TURNS: u32 = 2;
+
+/// The classroom a round happens in.
+#[derive(Debug, Clone, Copy)]
+pub struct Room<'a> {
+    /// The agents taking part, in the learner's order.
+    pub agents: &'a [AgentProfile],
+    pub course_title: &'a str,
+    pub course_description: &'a str,
+    pub language: &'a str,
+    /// The scene on screen.
+    pub scene: Option<&'a Scene>,
+    pub learner: &'a LearnerProfile,
+    pub whiteboard_open: bool,
+}
+
+/// Which model decides and which teaches (they may differ: a cheap one for routing).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Models {
+    pub director: Endpoint,
+    pub agents: Endpoint,
+}
+
+/// What kind of round this is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// The learner asked something.
+    Questions,
+    /// A discussion, opened by a scene's discussion action or by the learner.
+    Discussion(DiscussionContext),
+}
+
+/// Why a round ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoundEnd {
+    /// The director (or a code path) ended it.
+    Ended(EndReason),
+    /// It is the learner's turn: an agent asked them something, or the lone agent answered.
+    LearnersTurn,
+    /// Two turns in a row said and did nothing.
+    EmptyTurns,
+    /// The learner pressed stop.
+    Cancelled,
+    /// A provider call failed; the message is in the preceding [`RoundEvent::Error`].
+    Failed,
+}
+
+/// Everything that happens in a round, in order; the session log stores these.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RoundEvent {
+    /// Who speaks next, and whether the LLM was asked.
+    Decision {
+        decision: Decision,
+        by_llm: bool,
+    },
+    AgentStart {
+        agent_id: String,
+    },
+    Text {
+        agent_id: String,
+        text: String,
+    },
+    Thinking {
+        agent_id: String,
+        text: String,
+    },
+    ThinkingEnd {
+        agent_id: String,
+    },
+    Action {
+        agent_id: String,
+        action: Action,
+    },
+    /// A reply item that could not be used (unknown action, bad parameters, not allowed here).
+    Dropped {
+        agent_id: String,
+        name: String,
+        reason: String,
+    },
+    /// The turn is over; `text` is all it said (the checkpoint of the log).
+    AgentEnd {
+        agent_id: String,
+        text: String,
+        actions: usize,
+        interrupted: bool,
+    },
+    /// The floor goes to the learner.
+    CueLearner {
+        from_agent: Option<String>,
+    },
+    Usage {
+        input: u64,
+        output: u64,
+        cached: u64,
+    },
+    Error {
+        agent_id: Option<String>,
+        message: String,
+    },
+    Finished(RoundEnd),
+}
+
+/// Stops a running round from outside (the stop button): the current stream is aborted and the
+/// loop ends at its next step.
+#[derive(Clone, Default)]
+pub struct RoundControl(Rc<ControlInner>);
+
+#[derive(Default)]
+struct ControlInner {
+    cancelled: Cell<bool>,
+    current: RefCell<Option<Box<dyn AbortHandle>>>,
+}
+
+impl RoundControl {
+    pub fn cancel(&self) {
+        self.0.cancelled.set(true);
+        if let Some(abort) = self.0.current.borrow().as_ref() {
+            abort.abort();
+        }
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.get()
+    }
+
+    fn track(&self, abort: Box<dyn AbortHandle>) {
+        if self.is_cancelled() {
+            abort.abort();
+        }
+        *self.0.current.borrow_mut() = Some(abort);
+    }
+
+    fn untrack(&self) {
+        self.0.current.borrow_mut().take();
+    }
+}
+
+/// One round's memory: the turns taken and what was drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Round {
+    pub mode: Mode,
+    pub max_turns: u32,
+    pub turns: Vec<TurnSummary>,
+    pub ledger: Vec<LedgerEntry>,
+    empty_in_a_row: u32,
+}
+
+impl Round {
+    /// A new round. A room with one agent takes one turn; otherwise up to `max_turns` (at least 1).
+    pub fn new(mode: Mode, max_turns: u32) -> Round {
+        Round {
+            mode,
+            max_turns: max_turns.max(1),
+            turns: Vec::new(),
+            ledger: Vec::new(),
+            empty_in_a_row: 0,
+        }
+    }
+
+    fn discussion(&self) -> Option<&DiscussionContext> {
+        match &self.mode {
+            Mode::Discussion(d) => Some(d),
+            Mode::Questions => None,
+        }
+    }
+
+    fn state(&self, room: &Room) -> RoundState {
+        RoundState {
+            agent_ids: room.agents.iter().map(|a| a.id.clone()).collect(),
+            turn_count: self.turns.len() as u32,
+            max_turns: self.max_turns,
+            trigger_agent_id: self.discussion().and_then(|d| d.initiator.clone()),
+        }
+    }
+}
+
+/// Runs one call to its end and gives its events to `on_stream`; the round's stop button aborts it.
+async fn call(
+    transport: &dyn Transport,
+    control: &RoundControl,
+    endpoint: Endpoint,
+    request: &ChatRequest,
+    on_stream: &mut dyn FnMut(StreamEvent),
+) {
+    let (abort, run) = stream_chat(transport, endpoint, request, on_stream);
+    control.track(abort);
+    run.await;
+    control.untrack();
+}
+
+/// Asks the director model; the decision, or the provider's error message.
+async fn ask_director(
+    transport: &dyn Transport,
+    control: &RoundControl,
+    endpoint: Endpoint,
+    prompt: String,
+    known: &[String],
+    emit: &mut dyn FnMut(RoundEvent),
+) -> Result<Decision, String> {
+    let mut request = ChatRequest::new(prompt, vec![ChatMessage::user(DIRECTOR_ASK)]);
+    request.temperature = Some(0.0);
+    request.max_tokens = Some(200);
+    let mut reply = String::new();
+    let mut failure = None;
+    call(
+        transport,
+        control,
+        endpoint,
+        &request,
+        &mut |event| match event {
+            StreamEvent::TextDelta(text) => reply.push_str(&text),
+            StreamEvent::Usage {
+                input,
+                output,
+                cached,
+            } => emit(RoundEvent::Usage {
+                input,
+                output,
+                cached,
+            }),
+            StreamEvent::Error(error) => failure = Some(error.to_string()),
+            _ => {}
+        },
+    )
+    .await;
+    match failure {
+        Some(message) => Err(message),
+        None => Ok(parse_director_reply(&reply, known)),
+    }
+}
+
+/// What one agent turn produced.
+struct TurnOutcome {
+    text: String,
+    actions: Vec<Action>,
+    failure: Option<String>,
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_agent(
+    transport: &dyn Transport,
+    control: &RoundControl,
+    endpoint: Endpoint,
+    room: &Room<'_>,
+    round: &Round,
+    agent: &AgentProfile,
+    history: &[Utterance],
+    emit: &mut dyn FnMut(RoundEvent),
+) -> TurnOutcome {
+    let allowed = crate::prompt::effective_actions(agent, room.scene.map(|s| &s.content));
+    let system = agent_prompt(&AgentContext {
+        agent,
+        course_title: room.course_title,
+        course_description: room.course_description,
+        language: room.language,
+        scene: room.scene,
+        turns: &round.turns,
+        ledger: &round.ledger,
+        learner: room.learner,
+        discussion: round.discussion(),
+        whiteboard_open: room.whiteboard_open,
+        answering_learner: conversation::learner_question_open(history),
+    });
+    let request = ChatRequest::new(
+        system,
+        agent_messages(history, &agent.id, AGENT_HISTORY_MESSAGES),
+    );
+    let id = agent.id.clone();
+    let mut parser = ReplyParser::new();
+    let mut outcome = TurnOutcome {
+        text: String::new(),
+        actions: Vec::new(),
+        failure: None,
+    };
+    let mut thinking = false;
+    let handle =
+        |events: Vec<ReplyEvent>, outcome: &mut TurnOutcome, emit: &mut dyn FnMut(RoundEvent)| {
+            for event in events {
+                match event {
+                    ReplyEvent::Text(text) => {
+                        outcome.text.push_str(&text);
+                        emit(RoundEvent::Text {
+                            agent_id: id.clone(),
+                            text,
+                        });
+                    }
+                    ReplyEvent::Action(action)
+                        if action.kind().is_some_and(|k| allowed.contains(&k)) =>
+                    {
+                        outcome.actions.push(action.clone());
+                        emit(RoundEvent::Action {
+                            agent_id: id.clone(),
+                            action,
+                        });
+                    }
+                    ReplyEvent::Action(action) => emit(RoundEvent::Dropped {
+                        agent_id: id.clone(),
+                        name: action.type_name().to_owned(),
+                        reason: "this agent may not use that action here".into(),
+                    }),
+                    ReplyEvent::Dropped { name, reason } => emit(RoundEvent::Dropped {
+                        agent_id: id.clone(),
+                        name,
+                        reason,
+                    }),
+                }
+            }
+        };
+    call(
+        transport,
+        control,
+        endpoint,
+        &request,
+        &mut |event| match event {
+            StreamEvent::TextDelta(text) => {
+                if thinking {
+                    thinking = false;
+                    emit(RoundEvent::ThinkingEnd {
+                        agent_id: id.clone(),
+                    });
+                }
+                let events = parser.push(&text);
+                handle(events, &mut outcome, emit);
+            }
+            StreamEvent::ThinkingDelta(text) => {
+                thinking = true;
+                emit(RoundEvent::Thinking {
+                    agent_id: id.clone(),
+                    text,
+                });
+            }
+            StreamEvent::ThinkingEnd if thinking => {
+                thinking = false;
+                emit(RoundEvent::ThinkingEnd {
+                    agent_id: id.clone(),
+                });
+            }
+            StreamEvent::Usage {
+                input,
+                output,
+                cached,
+            } => emit(RoundEvent::Usage {
+                input,
+                output,
+                cached,
+            }),
+            StreamEvent::Error(error) => outcome.failure = Some(error.to_string()),
+            _ => {}
+        },
+    )
+    .await;
+    let rest = parser.finish();
+    handle(rest, &mut outcome, emit);
+    outcome
+}
+
+/// Runs the round to its end. `history` is the session's conversation; each agent turn is
+/// appended to it as it finishes. Returns why the round ended (also the last event).
+pub async fn run_round(
+    transport: &dyn Transport,
+    models: &Models,
+    room: Room<'_>,
+    round: &mut Round,
+    history: &mut Vec<Utterance>,
+    control: &RoundControl,
+    emit: &mut dyn FnMut(RoundEvent),
+) -> RoundEnd {
+    let end = loop {
+        if control.is_cancelled() {
+            break RoundEnd::Cancelled;
+        }
+        let (decision, by_llm) = match decide(&round.state(&room)) {
+            DirectorStep::Decided(decision) => (decision, false),
+            DirectorStep::NeedsLlm => {
+                let prompt = director_prompt(&DirectorContext {
+                    agents: room.agents,
+                    turns: &round.turns,
+                    history,
+                    discussion: round.discussion(),
+                    ledger: &round.ledger,
+                    learner: room.learner,
+                    whiteboard_open: room.whiteboard_open,
+                });
+                let known: Vec<String> = room.agents.iter().map(|a| a.id.clone()).collect();
+                match ask_director(
+                    transport,
+                    control,
+                    models.director.clone(),
+                    prompt,
+                    &known,
+                    emit,
+                )
+                .await
+                {
+                    _ if control.is_cancelled() => break RoundEnd::Cancelled,
+                    Ok(decision) => (decision, true),
+                    Err(message) => {
+                        emit(RoundEvent::Error {
+                            agent_id: None,
+                            message,
+                        });
+                        break RoundEnd::Failed;
+                    }
+                }
+            }
+        };
+        emit(RoundEvent::Decision {
+            decision: decision.clone(),
+            by_llm,
+        });
+        let agent_id = match decision {
+            Decision::End(reason) => break RoundEnd::Ended(reason),
+            Decision::User => {
+                emit(RoundEvent::CueLearner {
+                    from_agent: round.turns.last().map(|t| t.agent_id.clone()),
+                });
+                break RoundEnd::LearnersTurn;
+            }
+            Decision::Agent(id) => id,
+        };
+        let Some(agent) = room.agents.iter().find(|a| a.id == agent_id) else {
+            break RoundEnd::Ended(EndReason::UnknownAgent(agent_id));
+        };
+
+        emit(RoundEvent::AgentStart {
+            agent_id: agent.id.clone(),
+        });
+        let outcome = run_agent(
+            transport,
+            control,
+            models.agents.clone(),
+            &room,
+            round,
+            agent,
+            history,
+            emit,
+        )
+        .await;
+        let interrupted = control.is_cancelled();
+        emit(RoundEvent::AgentEnd {
+            agent_id: agent.id.clone(),
+            text: outcome.text.clone(),
+            actions: outcome.actions.len(),
+            interrupted,
+        });
+        record(round, history, agent, &outcome, interrupted);
+        if interrupted {
+            break RoundEnd::Cancelled;
+        }
+        if let Some(message) = outcome.failure {
+            emit(RoundEvent::Error {
+                agent_id: Some(agent.id.clone()),
+                message,
+            });
+            break RoundEnd::Failed;
+        }
+        if outcome.text.trim().is_empty() && outcome.actions.is_empty() {
+            round.empty_in_a_row += 1;
+            if round.empty_in_a_row >= MAX_EMPTY_TURNS {
+                break RoundEnd::EmptyTurns;
+            }
+        } else {
+            round.empty_in_a_row = 0;
+        }
+    };
+    emit(RoundEvent::Finished(end.clone()));
+    end
+}
+
+fn record(
+    round: &mut Round,
+    history: &mut Vec<Utterance>,
+    agent: &AgentProfile,
+    outcome: &TurnOutcome,
+    interrupted: bool,
+) {
+    let board: Vec<&Action> = outcome
+        .actions
+        .iter()
+        .filter(|a| a.kind().is_some_and(|k| k.is_whiteboard()))
+        .collect();
+    round.turns.push(TurnSummary {
+        agent_id: agent.id.clone(),
+        agent_name: agent.name.clone(),
+        role: agent.role,
+        preview: preview(&outcome.text, TurnSummary::PREVIEW_CHARS),
+        action_count: outcome.actions.len(),
+        board_notes: board.iter().filter_map(|a| describe(a)).collect(),
+    });
+    round
+        .ledger
+        .extend(board.into_iter().map(|action| LedgerEntry {
+            agent_id: agent.id.clone(),
+            agent_name: agent.name.clone(),
+            action: action.clone(),
+        }));
+    let mut said = Utterance::agent(agent, outcome.text.clone());
+    said.actions = outcome.actions.clone();
+    said.interrupted = interrupted;
+    history.push(said);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use aula_course::{default_agents, AgentRole};
+    use aula_providers::transport::memory::{ScriptedAnswer, ScriptedTransport};
+    use aula_providers::{preset, Endpoint};
+
+    use super::*;
+
+    /// The scripted transport never waits, so one poll runs a round to its end.
+    fn now<T>(future: impl Future<Output = T>) -> T {
+        let mut future = pin!(future);
+        match future
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+        {
+            Poll::Ready(value) => value,
+            Poll::Pending => panic!("the round waited on the scripted transport"),
+        }
+    }
+
+    /// An OpenAI-format SSE stream of `text`, cut into pieces of `piece` characters, one chunk each.
+    fn sse(text: &str, piece: usize) -> ScriptedAnswer {
+        let chars: Vec<char> = text.chars().collect();
+        let mut chunks: Vec<Vec<u8>> = chars
+            .chunks(piece.max(1))
+            .map(|part| {
+                let delta = serde_json::json!({"choices":[{"index":0,"delta":{"content": part.iter().collect::<String>()}}]});
+                format!("data: {delta}\n\n").into_bytes()
+            })
+            .collect();
+        chunks.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n".to_vec());
+        ScriptedAnswer::streaming(chunks)
+    }
+
+    fn models() -> Models {
+        let endpoint = |model: &str| {
+            Endpoint::from_preset(preset("openai").unwrap(), model, Some("sk-test".into()))
+        };
+        Models {
+            director: endpoint("router-model"),
+            agents: endpoint("teacher-model"),
+        }
+    }
+
+    struct Run {
+        events: Vec<RoundEvent>,
+        end: RoundEnd,
+        history: Vec<Utterance>,
+        round: Round,
+        requests: Vec<serde_json::Value>,
+    }
+
+    fn run(
+        agents: &[AgentProfile],
+        mode: Mode,
+        answers: Vec<ScriptedAnswer>,
+        question: &str,
+        control: &RoundControl,
+    ) -> Run {
+        let transport = ScriptedTransport::answering(
+            answers,
+            ScriptedAnswer::status(
+                500,
+                vec![],
+                "{\"error\":{\"message\":\"no more scripted answers\"}}",
+            ),
+        );
+        let learner = LearnerProfile::default();
+        let room = Room {
+            agents,
+            course_title: "Transformers",
+            course_description: "",
+            language: "en",
+            scene: None,
+            learner: &learner,
+            whiteboard_open: false,
+        };
+        let mut round = Round::new(mode, 4);
+        let mut history = vec![Utterance::learner(question)];
+        let mut events = Vec::new();
+        let end = now(run_round(
+            &transport,
+            &models(),
+            room,
+            &mut round,
+            &mut history,
+            control,
+            &mut |event| events.push(event),
+        ));
+        let requests = transport
+            .requests
+            .borrow()
+            .iter()
+            .map(|r| r.json_body())
+            .collect();
+        Run {
+            events,
+            end,
+            history,
+            round,
+            requests,
+        }
+    }
+
+    fn texts(events: &[RoundEvent]) -> String {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                RoundEvent::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    fn system_of(request: &serde_json::Value) -> String {
+        request["messages"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    fn cast() -> Vec<AgentProfile> {
+        default_agents()
+    }
+
+    fn teacher(agents: &[AgentProfile]) -> &AgentProfile {
+        agents
+            .iter()
+            .find(|a| a.role == AgentRole::Teacher)
+            .unwrap()
+    }
+
+    const TEACHER_REPLY: &str = r#"[{"type":"action","name":"wb_draw_latex","params":{"latex":"\\mathrm{softmax}(x)","x":60,"y":60}},{"type":"text","content":"Softmax turns scores into weights that add up to one."}]"#;
+
+    #[test]
+    fn a_lone_agent_answers_without_the_director_and_hands_back_to_the_learner() {
+        let agents = vec![teacher(&cast()).clone()];
+        let result = run(
+            &agents,
+            Mode::Questions,
+            vec![sse(TEACHER_REPLY, 7)],
+            "What is softmax?",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::LearnersTurn);
+        assert_eq!(result.requests.len(), 1, "one agent call, no director call");
+        assert_eq!(result.requests[0]["model"], "teacher-model");
+        assert_eq!(
+            texts(&result.events),
+            "Softmax turns scores into weights that add up to one."
+        );
+        assert!(matches!(
+            result.events.first(),
+            Some(RoundEvent::Decision { by_llm: false, .. })
+        ));
+        assert!(result.events.iter().any(|e| matches!(e, RoundEvent::Action { action, .. } if action.type_name() == "wb_draw_latex")));
+        assert!(matches!(
+            result.events.last(),
+            Some(RoundEvent::Finished(RoundEnd::LearnersTurn))
+        ));
+        assert_eq!(result.history.len(), 2);
+        assert_eq!(
+            result.history[1].text,
+            "Softmax turns scores into weights that add up to one."
+        );
+        assert_eq!(result.round.ledger.len(), 1);
+        assert_eq!(result.round.turns[0].board_notes.len(), 1);
+    }
+
+    #[test]
+    fn several_agents_go_through_the_director_which_sees_the_turns_taken() {
+        let agents = cast();
+        let t = teacher(&agents).clone();
+        let answers = vec![
+            sse(&format!("{{\"next_agent\":\"{}\"}}", t.id), 5),
+            sse(TEACHER_REPLY, 11),
+            sse("```json\n{\"next_agent\":\"END\"}\n```", 4),
+        ];
+        let result = run(
+            &agents,
+            Mode::Questions,
+            answers,
+            "What is softmax?",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::Ended(EndReason::DirectorSaidEnd));
+        assert_eq!(result.requests.len(), 3);
+        assert_eq!(result.requests[0]["model"], "router-model");
+        assert_eq!(result.requests[1]["model"], "teacher-model");
+        let first = system_of(&result.requests[0]);
+        assert!(
+            first.contains("Nobody has spoken yet this round.")
+                && first.contains("# Open question")
+        );
+        let second = system_of(&result.requests[2]);
+        assert!(
+            second.contains(&format!("- {} ({}, teacher)", t.name, t.id)),
+            "{second}"
+        );
+        assert!(second.contains("Softmax turns scores"));
+        assert!(
+            !second.contains("# Open question"),
+            "the teacher answered it"
+        );
+        // The agent call carried the learner's question.
+        let agent_messages = result.requests[1]["messages"].to_string();
+        assert!(agent_messages.contains("What is softmax?"));
+        assert!(system_of(&result.requests[1]).contains("# Answering the learner"));
+        let order: Vec<&str> = result
+            .events
+            .iter()
+            .map(|e| match e {
+                RoundEvent::Decision { by_llm: true, .. } => "decision(llm)",
+                RoundEvent::Decision { .. } => "decision",
+                RoundEvent::AgentStart { .. } => "start",
+                RoundEvent::Text { .. } => "text",
+                RoundEvent::Action { .. } => "action",
+                RoundEvent::AgentEnd { .. } => "end",
+                RoundEvent::Finished(_) => "finished",
+                _ => "other",
+            })
+            .filter(|s| *s != "other")
+            .collect();
+        assert_eq!(order.first(), Some(&"decision(llm)"));
+        assert_eq!(order[1], "start");
+        assert!(
+            order.iter().position(|s| *s == "action") < order.iter().position(|s| *s == "text"),
+            "{order:?}"
+        );
+        assert_eq!(
+            &order[order.len() - 3..],
+            ["end", "decision(llm)", "finished"]
+        );
+    }
+
+    #[test]
+    fn an_unreadable_or_unknown_director_choice_ends_the_round_safely() {
+        let agents = cast();
+        let result = run(
+            &agents,
+            Mode::Questions,
+            vec![sse("I think the teacher should go.", 8)],
+            "Hi",
+            &RoundControl::default(),
+        );
+        assert!(
+            matches!(result.end, RoundEnd::Ended(EndReason::InvalidReply(_))),
+            "{:?}",
+            result.end
+        );
+        let result = run(
+            &agents,
+            Mode::Questions,
+            vec![sse("{\"next_agent\":\"the-principal\"}", 8)],
+            "Hi",
+            &RoundControl::default(),
+        );
+        assert_eq!(
+            result.end,
+            RoundEnd::Ended(EndReason::UnknownAgent("the-principal".into()))
+        );
+        assert_eq!(result.history.len(), 1, "nobody spoke");
+    }
+
+    #[test]
+    fn the_director_can_cue_the_learner_after_an_agent_asked_them() {
+        let agents = cast();
+        let t = teacher(&agents).clone();
+        let answers = vec![
+            sse(&format!("{{\"next_agent\":\"{}\"}}", t.id), 50),
+            sse(
+                r#"[{"type":"text","content":"Which word do you think matters most here?"}]"#,
+                9,
+            ),
+            sse("{\"next_agent\":\"USER\"}", 50),
+        ];
+        let result = run(
+            &agents,
+            Mode::Questions,
+            answers,
+            "Explain attention",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::LearnersTurn);
+        assert!(result.events.contains(&RoundEvent::CueLearner {
+            from_agent: Some(t.id.clone())
+        }));
+    }
+
+    #[test]
+    fn a_discussion_opens_with_its_initiator_without_asking_the_director() {
+        let agents = cast();
+        let student = agents
+            .iter()
+            .find(|a| a.role == AgentRole::Student)
+            .unwrap()
+            .clone();
+        let mode = Mode::Discussion(DiscussionContext {
+            topic: "Are RNNs obsolete?".into(),
+            prompt: None,
+            initiator: Some(student.id.clone()),
+        });
+        let answers = vec![
+            sse(
+                r#"[{"type":"text","content":"I say RNNs still matter for streaming."}]"#,
+                6,
+            ),
+            sse("{\"next_agent\":\"END\"}", 50),
+        ];
+        let result = run(
+            &agents,
+            mode,
+            answers,
+            "Let's discuss",
+            &RoundControl::default(),
+        );
+        assert_eq!(
+            result.requests[0]["model"], "teacher-model",
+            "the initiator spoke first, no routing call"
+        );
+        assert!(system_of(&result.requests[0]).contains("You open this discussion"));
+        assert!(system_of(&result.requests[1]).contains("Are RNNs obsolete?"));
+        assert_eq!(result.end, RoundEnd::Ended(EndReason::DirectorSaidEnd));
+    }
+
+    #[test]
+    fn two_empty_turns_in_a_row_end_the_round() {
+        let agents = cast();
+        let t = teacher(&agents).clone();
+        let pick = || sse(&format!("{{\"next_agent\":\"{}\"}}", t.id), 50);
+        let answers = vec![pick(), sse("[]", 5), pick(), sse("[ ]", 5)];
+        let result = run(
+            &agents,
+            Mode::Questions,
+            answers,
+            "Hello?",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::EmptyTurns);
+        assert_eq!(result.round.turns.len(), 2);
+    }
+
+    #[test]
+    fn the_turn_cap_ends_a_long_round() {
+        let agents = cast();
+        let t = teacher(&agents).clone();
+        let mut answers = Vec::new();
+        for _ in 0..4 {
+            answers.push(sse(&format!("{{\"next_agent\":\"{}\"}}", t.id), 50));
+            answers.push(sse(
+                r#"[{"type":"text","content":"And one more thing."}]"#,
+                50,
+            ));
+        }
+        let result = run(
+            &agents,
+            Mode::Questions,
+            answers,
+            "Tell me everything",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::Ended(EndReason::TurnLimit));
+        assert_eq!(result.round.turns.len(), 4);
+    }
+
+    #[test]
+    fn a_failed_call_reports_the_provider_error_without_the_key() {
+        let agents = cast();
+        let rejected = ScriptedAnswer::status(
+            401,
+            vec![],
+            "{\"error\":{\"message\":\"Incorrect API key provided: sk-test\"}}",
+        );
+        let result = run(
+            &agents,
+            Mode::Questions,
+            vec![rejected],
+            "Hi",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::Failed);
+        let message = result
+            .events
+            .iter()
+            .find_map(|e| match e {
+                RoundEvent::Error { message, .. } => Some(message.clone()),
+                _ => None,
+            })
+            .unwrap();
+        assert!(
+            message.contains("rejected") && !message.contains("sk-test"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn actions_the_agent_may_not_use_are_dropped_not_performed() {
+        let agents = cast();
+        let student = agents
+            .iter()
+            .find(|a| a.role == AgentRole::Student)
+            .unwrap()
+            .clone();
+        let lone = vec![student];
+        let reply = r#"[{"type":"action","name":"spotlight","params":{"element_id":"title"}},{"type":"text","content":"Look!"}]"#;
+        let result = run(
+            &lone,
+            Mode::Questions,
+            vec![sse(reply, 10)],
+            "Hi",
+            &RoundControl::default(),
+        );
+        assert!(result
+            .events
+            .iter()
+            .any(|e| matches!(e, RoundEvent::Dropped { name, .. } if name == "spotlight")));
+        assert!(!result
+            .events
+            .iter()
+            .any(|e| matches!(e, RoundEvent::Action { .. })));
+        assert_eq!(texts(&result.events), "Look!");
+    }
+
+    #[test]
+    fn stop_before_the_round_sends_nothing_and_stop_mid_turn_keeps_what_was_said() {
+        let agents = cast();
+        let control = RoundControl::default();
+        control.cancel();
+        let result = run(
+            &agents,
+            Mode::Questions,
+            vec![sse("{\"next_agent\":\"END\"}", 50)],
+            "Hi",
+            &control,
+        );
+        assert_eq!(result.end, RoundEnd::Cancelled);
+        assert!(result.requests.is_empty());
+
+        // Stop as soon as the first words arrive.
+        let t = teacher(&agents).clone();
+        let lone = vec![t];
+        let transport = ScriptedTransport::answering(
+            vec![sse(TEACHER_REPLY, 3)],
+            ScriptedAnswer::status(500, vec![], ""),
+        );
+        let control = RoundControl::default();
+        let learner = LearnerProfile::default();
+        let room = Room {
+            agents: &lone,
+            course_title: "",
+            course_description: "",
+            language: "en",
+            scene: None,
+            learner: &learner,
+            whiteboard_open: false,
+        };
+        let mut round = Round::new(Mode::Questions, 4);
+        let mut history = vec![Utterance::learner("Explain")];
+        let mut events = Vec::new();
+        let stopper = control.clone();
+        let end = now(run_round(
+            &transport,
+            &models(),
+            room,
+            &mut round,
+            &mut history,
+            &control,
+            &mut |event| {
+                if matches!(event, RoundEvent::Text { .. }) {
+                    stopper.cancel();
+                }
+                events.push(event);
+            },
+        ));
+        assert_eq!(end, RoundEnd::Cancelled);
+        let said = texts(&events);
+        assert!(
+            !said.is_empty()
+                && said.len() < "Softmax turns scores into weights that add up to one.".len(),
+            "{said:?}"
+        );
+        assert!(events.iter().any(|e| matches!(
+            e,
+            RoundEvent::AgentEnd {
+                interrupted: true,
+                ..
+            }
+        )));
+        assert!(history.last().unwrap().interrupted);
+        assert_eq!(history.last().unwrap().text, said);
+    }
+}
