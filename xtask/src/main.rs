@@ -7,9 +7,12 @@
 //! - `e2e`: release build, then only the Playwright end-to-end tests.
 //! - `size`: gzip sizes of the release bundle against the budget.
 //! - `bench`: every benchmark, with its same-run baseline ratio, into `target/bench-report.md`.
+//! - `eval-director`: the director scenarios against a real model (needs the user's key).
 
 mod bench;
+mod curl;
 mod deps;
+mod eval;
 mod mock;
 mod size;
 mod tools;
@@ -20,7 +23,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-const USAGE: &str = "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench>";
+const USAGE: &str = "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench|eval-director>";
 
 fn main() {
     if let Err(error) = run_cli() {
@@ -40,6 +43,17 @@ fn run_cli() -> Result<()> {
         }
         "test" => test(),
         "bench" => bench::run(),
+        "eval-director" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            if args.iter().any(|a| a == "--help" || a == "-h") {
+                println!("{}", eval::USAGE);
+                return Ok(());
+            }
+            if args.iter().any(|a| a == "--self-test") {
+                return eval::self_test();
+            }
+            eval::run(&args)
+        }
         "e2e" => {
             tools::bootstrap()?;
             release_build()?;
@@ -194,6 +208,10 @@ fn test() -> Result<()> {
             }),
         ),
         ("SDK fidelity (pytest)", Box::new(sdk_fidelity)),
+        (
+            "director eval plumbing (mock-llm)",
+            Box::new(eval::self_test),
+        ),
         ("release build", Box::new(release_build)),
         (
             "bundle size budget",

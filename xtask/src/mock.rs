@@ -1,6 +1,6 @@
 //! Starting the local mock provider (crates/mock-llm) for the browser tests.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
@@ -40,6 +40,27 @@ pub fn parse_listening_line(line: &str) -> Option<String> {
 }
 
 impl MockLlm {
+    /// Replaces mock-llm's script (`POST /__script`), over a plain HTTP/1.1 connection.
+    pub fn set_script(&self, script: &str) -> Result<()> {
+        let address = self.url.trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).context("connecting to mock-llm")?;
+        write!(
+            stream,
+            "POST /__script HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{script}",
+            script.len()
+        )?;
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer)?;
+        let status = answer.split_whitespace().nth(1).unwrap_or_default();
+        if !status.starts_with('2') {
+            bail!(
+                "mock-llm refused the script: {}",
+                answer.lines().next().unwrap_or_default()
+            );
+        }
+        Ok(())
+    }
+
     pub fn start() -> Result<MockLlm> {
         let mut child = Command::new(binary()?)
             .args(["--port", "0"])

@@ -9,6 +9,7 @@
 #[cfg(target_arch = "wasm32")]
 mod indexed_db;
 mod memory;
+pub mod session;
 
 #[cfg(target_arch = "wasm32")]
 pub use indexed_db::IndexedDbStore;
