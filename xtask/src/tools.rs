@@ -187,14 +187,22 @@ fn is_root() -> bool {
 }
 
 fn chromium() -> Result<()> {
-    let step = Step::start("chromium + driver");
+    let step = Step::start("chromium, driver, curl");
     let browser_ready = Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
     let fonts_ready = Path::new(CJK_FONT_DIR).is_dir();
-    if browser_ready && fonts_ready {
+    // curl carries eval-director's requests (and its mock-llm self-test in `cargo xtask test`).
+    let curl_ready = Command::new("curl")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if browser_ready && fonts_ready && curl_ready {
         step.skipped("Debian packages present");
         return Ok(());
     }
     if !is_root() {
+        if !curl_ready {
+            bail!("curl is needed (eval-director and its self-test). Install it with `sudo apt-get install -y curl`.");
+        }
         if browser_ready {
             status_line("bootstrap: note: no CJK font (fonts-noto-cjk); Chinese text in screenshots shows as boxes");
             step.skipped("present, without CJK fonts");
@@ -215,6 +223,7 @@ fn chromium() -> Result<()> {
             "chromium",
             "chromium-driver",
             "fonts-noto-cjk",
+            "curl",
         ])
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     step.done();
