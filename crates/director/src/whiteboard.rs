@@ -115,7 +115,9 @@ pub fn round_drawings(ledger: &[LedgerEntry]) -> Vec<String> {
             Action::WbClear(_) => drawings.clear(),
             Action::WbDelete(delete) => drawings.retain(|(id, _)| *id != delete.element_id),
             action => {
-                let (Some(id), Some(note)) = (drawn_element_id(action), describe(action)) else {
+                let (Some(id), Some(note)) =
+                    (aula_timeline::drawn_element_id(action), describe(action))
+                else {
                     continue;
                 };
                 let line = format!("[by {}] {note}", entry.agent_name);
@@ -127,22 +129,6 @@ pub fn round_drawings(ledger: &[LedgerEntry]) -> Vec<String> {
         }
     }
     drawings.into_iter().map(|(_, line)| line).collect()
-}
-
-/// The id of the element a `wb_draw_*` action puts on the board: its `element_id`, else the
-/// action's own id (the rule the player and the timeline use).
-fn drawn_element_id(action: &Action) -> Option<&str> {
-    let element_id = match action {
-        Action::WbDrawText(a) => &a.element_id,
-        Action::WbDrawShape(a) => &a.element_id,
-        Action::WbDrawChart(a) => &a.element_id,
-        Action::WbDrawLatex(a) => &a.element_id,
-        Action::WbDrawTable(a) => &a.element_id,
-        Action::WbDrawLine(a) => &a.element_id,
-        Action::WbDrawCode(a) => &a.element_id,
-        _ => return None,
-    };
-    Some(element_id.as_deref().unwrap_or(action.id()))
 }
 
 /// `text` on one line, cut to [`QUOTE_CHARS`] characters.
