@@ -24,9 +24,12 @@ const heading = (page) => page.locator("h1").first().textContent();
 
 test("home page loads with its title and an empty library, without console errors", async () => {
   const { context, page, problems } = await openPage(browser);
+  const fetched = [];
+  page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
   await page.goto(server.url);
   await page.getByTestId("library-empty").waitFor();
   assert.equal(await page.title(), "Aula");
+  assert.ok(!fetched.some((p) => p.includes("aula-worker")), `the AI worker is not downloaded up front: ${fetched}`);
   assert.equal(await heading(page), "What do you want to learn today?");
   assert.match(await page.getByTestId("library-empty").textContent(), /No courses yet/);
   await page.screenshot({ path: `${SHOTS}home-en-light.png`, fullPage: true });

@@ -61,12 +61,16 @@ async function fillConnection(page, key) {
 test("a saved connection streams a test reply, and the key is kept masked", async () => {
   await script({ default: { text: REPLY }, chunk_words: 2, chunk_delay_ms: 40 });
   const { context, page, problems } = await openPage(browser);
+  const fetched = [];
+  page.on("request", (request) => fetched.push(new URL(request.url()).pathname));
   await fillConnection(page, KEY);
   await page.getByTestId("provider-save").click();
   await page.getByTestId("provider-saved").waitFor();
+  assert.ok(!fetched.some((p) => p.includes("aula-worker")), "no AI worker before the first AI job");
   await page.getByTestId("provider-test").click();
   await page.waitForFunction(() => document.querySelector("[data-testid=provider-test-result]")?.dataset.state === "passed", null, { timeout: 15000 });
   assert.equal(await page.getByTestId("provider-reply").textContent(), REPLY);
+  assert.ok(fetched.includes("/aula-worker_bg.wasm"), "the test ran in the AI worker, started on demand");
   await page.screenshot({ path: `${SHOTS}settings-provider.png`, fullPage: true });
 
   await page.reload();

@@ -174,6 +174,8 @@ fn test() -> Result<()> {
                     "-p",
                     "aula-app",
                     "-p",
+                    "aula-worker",
+                    "-p",
                     "aula-storage",
                     "--all-targets",
                     "--",
@@ -184,7 +186,16 @@ fn test() -> Result<()> {
         ),
         (
             "host tests",
-            Box::new(|| run(cargo().args(["test", "--workspace", "--exclude", "aula-app"]))),
+            Box::new(|| {
+                run(cargo().args([
+                    "test",
+                    "--workspace",
+                    "--exclude",
+                    "aula-app",
+                    "--exclude",
+                    "aula-worker",
+                ]))
+            }),
         ),
         (
             "browser tests (headless Chromium)",
@@ -201,6 +212,8 @@ fn test() -> Result<()> {
                         "aula-storage",
                         "-p",
                         "aula-app",
+                        "-p",
+                        "aula-worker",
                     ])
                     .env("AULA_MOCK_LLM_URL", &mock.url)
                     .env("CHROMEDRIVER", tools::CHROMEDRIVER)

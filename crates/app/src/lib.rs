@@ -6,6 +6,7 @@
 //! host builds of the workspace skip it.
 #![cfg(target_arch = "wasm32")]
 
+mod ai;
 mod classroom;
 mod connection;
 mod i18n;
@@ -15,7 +16,6 @@ mod preferences;
 mod router;
 mod samples;
 mod shell;
-mod transport;
 mod vault;
 
 /// Mounts the app into `<body>`; called once by the binary's `main`.

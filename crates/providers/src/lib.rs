@@ -24,6 +24,7 @@ pub mod sse;
 pub mod stream;
 pub mod tokens;
 pub mod transport;
+pub mod wire;
 
 #[cfg(test)]
 mod fixtures;

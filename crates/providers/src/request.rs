@@ -117,8 +117,9 @@ impl Dialect {
 }
 
 /// Where to send a request: the preset it came from (`"custom"` for a URL the learner typed), the
-/// dialect, the base URL, the model and the learner's key (none for local servers).
-#[derive(Clone, PartialEq)]
+/// dialect, the base URL, the model and the learner's key (none for local servers). Serializable
+/// only to cross from the page to the AI worker (`wire`); never logged (its `Debug` hides the key).
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 pub struct Endpoint {
     /// A [`crate::Preset`] id, or `"custom"`.
     pub provider: String,

@@ -1,16 +1,14 @@
 //! Settings → AI provider: pick a provider, paste a key (optionally sealed with a passphrase),
 //! choose models per role (listed by the provider when it can), and test the connection.
 
-use aula_providers::{
-    list_models, stream_chat_with_retry, AbortHandle, BrowserAccess, ChatMessage, ChatRequest,
-    Endpoint, KeyNeed, ProviderError, RetryPolicy, StreamEvent, PRESETS,
-};
+use aula_providers::wire::Report;
+use aula_providers::{BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, PRESETS};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use crate::ai;
 use crate::connection::{load_connection, save_connection, Connection, Role};
 use crate::i18n::*;
-use crate::transport::{FetchTransport, TimeoutSleeper};
 use crate::vault;
 
 /// Where a connection test stands.
@@ -73,7 +71,7 @@ pub fn ProviderSettings() -> impl IntoView {
     let saved = RwSignal::new(None::<Result<String, String>>);
     let reply = RwSignal::new(String::new());
     let test = RwSignal::new(TestState::Idle);
-    let stop = StoredValue::new_local(None::<Box<dyn AbortHandle>>);
+    let running = StoredValue::new(None::<u32>);
     let listed = RwSignal::new(Vec::<String>::new());
     let models_note = RwSignal::new(None::<Result<String, String>>);
     let passphrase = RwSignal::new(String::new());
@@ -144,16 +142,21 @@ pub fn ProviderSettings() -> impl IntoView {
             return;
         }
         models_note.set(Some(Ok(t_string!(i18n, provider_working).to_owned())));
-        spawn_local(async move {
-            let found = list_models(&FetchTransport, &current.endpoint(Role::Agents)).await;
-            models_note.set(Some(match found {
-                Ok(Some(models)) => {
+        ai::models(current.endpoint(Role::Agents), move |report| {
+            models_note.set(Some(match report {
+                Report::Models {
+                    models: Some(models),
+                    ..
+                } => {
                     let count = models.len();
                     listed.set(models);
                     Ok(i18n.fill(Key::provider_models_found, &[("count", count.to_string())]))
                 }
-                Ok(None) => Ok(t_string!(i18n, provider_models_none).to_owned()),
-                Err(error) => Err(error.to_string()),
+                Report::Models { models: None, .. } => {
+                    Ok(t_string!(i18n, provider_models_none).to_owned())
+                }
+                Report::Failed { message, .. } => Err(message),
+                _ => return,
             }));
         });
     };
@@ -229,43 +232,41 @@ pub fn ProviderSettings() -> impl IntoView {
         spawn_local(async move {
             for (index, endpoint) in endpoints_to_test(&current).into_iter().enumerate() {
                 let model = endpoint.model.clone();
-                let failed = std::rc::Rc::new(std::cell::RefCell::new(None::<String>));
-                let failure = failed.clone();
                 let got_text = std::rc::Rc::new(std::cell::Cell::new(false));
                 let text_seen = got_text.clone();
-                let on_event = move |event: StreamEvent| match event {
-                    StreamEvent::TextDelta(text) => {
+                let on_report = move |report: &Report| match report {
+                    Report::Text { text, .. } => {
                         text_seen.set(true);
                         if index == 0 {
-                            reply.update(|r| r.push_str(&text));
+                            reply.update(|r| r.push_str(text));
                         }
                     }
-                    StreamEvent::Error(error) => *failure.borrow_mut() = Some(error.to_string()),
+                    Report::Retrying {
+                        attempt,
+                        wait_ms,
+                        message,
+                        ..
+                    } => {
+                        test.set(TestState::Retrying(i18n.fill(
+                            Key::provider_retrying,
+                            &[
+                                ("error", message.clone()),
+                                ("seconds", format!("{:.1}", *wait_ms as f64 / 1000.0)),
+                                ("attempt", (attempt + 1).to_string()),
+                            ],
+                        )));
+                    }
                     _ => {}
                 };
-                let on_retry = move |attempt: u32, wait_ms: u64, error: &ProviderError| {
-                    test.set(TestState::Retrying(i18n.fill(
-                        Key::provider_retrying,
-                        &[
-                            ("error", error.to_string()),
-                            ("seconds", format!("{:.1}", wait_ms as f64 / 1000.0)),
-                            ("attempt", (attempt + 1).to_string()),
-                        ],
-                    )));
+                let (id, last) = ai::chat_to_end(endpoint, request.clone(), true, on_report);
+                running.set_value(Some(id));
+                let last = last.await;
+                running.set_value(None);
+                let failed = match last {
+                    Report::Failed { message, .. } => Some(message),
+                    _ => None,
                 };
-                let (abort, run) = stream_chat_with_retry(
-                    &FetchTransport,
-                    &TimeoutSleeper,
-                    RetryPolicy::default(),
-                    endpoint,
-                    &request,
-                    on_event,
-                    on_retry,
-                );
-                stop.set_value(Some(abort));
-                run.await;
-                stop.set_value(None);
-                let problem = match failed.borrow_mut().take() {
+                let problem = match failed {
                     Some(message) => Some(message),
                     None if !got_text.get() => Some(t_string!(i18n, provider_no_text).to_owned()),
                     None => None,
@@ -285,11 +286,9 @@ pub fn ProviderSettings() -> impl IntoView {
         });
     };
     let stop_test = move |_| {
-        stop.with_value(|abort| {
-            if let Some(abort) = abort {
-                abort.abort();
-            }
-        })
+        if let Some(id) = running.get_value() {
+            ai::abort(id);
+        }
     };
     let testing = move || matches!(test.get(), TestState::Running | TestState::Retrying(_));
 

@@ -1,6 +1,8 @@
 //! The providers' `Transport` port over the browser's `fetch`: the response body is read chunk by
 //! chunk from its `ReadableStream` as it arrives, and an `AbortController` stops it. Only the
 //! headers the dialect asked for are sent (extra headers break some providers' CORS preflight).
+//! `fetch` and `setTimeout` are the global functions, so this runs in the worker and, for the
+//! tests, in a page.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -10,11 +12,20 @@ use aula_providers::{
 };
 use futures_util::stream;
 use js_sys::{Reflect, Uint8Array};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{
     AbortController, AbortSignal, Headers, ReadableStreamDefaultReader, RequestInit, Response,
 };
+
+#[wasm_bindgen]
+extern "C" {
+    #[wasm_bindgen(js_name = fetch)]
+    fn global_fetch(input: &str, init: &RequestInit) -> js_sys::Promise;
+    #[wasm_bindgen(js_name = setTimeout)]
+    fn set_timeout(handler: &js_sys::Function, ms: i32) -> JsValue;
+}
 
 pub struct FetchTransport;
 
@@ -78,7 +89,7 @@ async fn start(request: HttpRequest, signal: AbortSignal) -> Result<HttpResponse
     if !request.body.is_empty() {
         init.set_body(&Uint8Array::from(request.body.as_slice()).into());
     }
-    let promise = leptos::prelude::window().fetch_with_str_and_init(&request.url, &init);
+    let promise = global_fetch(&request.url, &init);
     let response: Response = JsFuture::from(promise)
         .await
         .map_err(|e| failure(&signal, e))?
@@ -156,8 +167,7 @@ impl aula_providers::Sleeper for TimeoutSleeper {
     fn sleep(&self, ms: u64) -> Pin<Box<dyn Future<Output = ()>>> {
         let promise = js_sys::Promise::new(&mut |resolve, _reject| {
             let delay = i32::try_from(ms).unwrap_or(i32::MAX);
-            let _ = leptos::prelude::window()
-                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, delay);
+            let _ = set_timeout(&resolve, delay);
         });
         Box::pin(async move {
             let _ = JsFuture::from(promise).await;
@@ -190,8 +200,7 @@ mod tests {
         let init = RequestInit::new();
         init.set_method("POST");
         init.set_body(&JsValue::from_str(script));
-        let promise = leptos::prelude::window()
-            .fetch_with_str_and_init(&format!("{}/__script", mock_url()), &init);
+        let promise = global_fetch(&format!("{}/__script", mock_url()), &init);
         let response: Response = JsFuture::from(promise).await.unwrap().dyn_into().unwrap();
         assert!(
             response.ok(),

@@ -1,0 +1,228 @@
+//! The page's side of the AI worker (`crates/worker`): started on the first job, it makes every
+//! provider call; each job's reports come back to the callback given with it. Jobs sent before
+//! the worker is ready wait in a queue (a worker drops messages that arrive before it listens).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use aula_providers::wire::{Job, Report};
+use aula_providers::{ChatRequest, Endpoint};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{MessageEvent, Worker};
+
+/// Where Trunk puts the worker's loader (see web/index.html).
+const WORKER_URL: &str = "/aula-worker_loader.js";
+
+type Handler = Box<dyn FnMut(Report)>;
+
+#[derive(Default)]
+struct Client {
+    worker: Option<Worker>,
+    ready: bool,
+    queued: Vec<(u32, String)>,
+    handlers: HashMap<u32, Handler>,
+    next_id: u32,
+}
+
+thread_local! {
+    static CLIENT: RefCell<Client> = RefCell::new(Client::default());
+}
+
+fn deliver(report: Report) {
+    let Some(id) = report.job() else {
+        // Ready: send what waited.
+        let queued = CLIENT.with(|c| {
+            let mut c = c.borrow_mut();
+            c.ready = true;
+            std::mem::take(&mut c.queued)
+        });
+        CLIENT.with(|c| {
+            if let Some(worker) = &c.borrow().worker {
+                for (_, job) in queued {
+                    let _ = worker.post_message(&JsValue::from_str(&job));
+                }
+            }
+        });
+        return;
+    };
+    // The handler runs outside the borrow: it may start another job.
+    let Some(mut handler) = CLIENT.with(|c| c.borrow_mut().handlers.remove(&id)) else {
+        return;
+    };
+    let last = report.ends_job();
+    handler(report);
+    if !last {
+        CLIENT.with(|c| c.borrow_mut().handlers.insert(id, handler));
+    }
+}
+
+/// Every waiting job ends with this message (the worker could not start or crashed).
+fn fail_all(message: &str) {
+    let handlers: Vec<(u32, Handler)> = CLIENT.with(|c| c.borrow_mut().handlers.drain().collect());
+    for (id, mut handler) in handlers {
+        handler(Report::Failed {
+            id,
+            message: message.to_owned(),
+        });
+    }
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.worker = None;
+        c.ready = false;
+        c.queued.clear();
+    });
+}
+
+fn start_worker() -> Result<Worker, String> {
+    let worker = Worker::new(WORKER_URL)
+        .map_err(|_| "this browser cannot start the AI worker".to_owned())?;
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+        if let Some(report) = event
+            .data()
+            .as_string()
+            .and_then(|text| serde_json::from_str::<Report>(&text).ok())
+        {
+            deliver(report);
+        }
+    });
+    worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    on_message.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| {
+        fail_all("Aula's AI worker could not start. Reload the page; if it happens again, the page's files are incomplete.");
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    Ok(worker)
+}
+
+/// Sends a job; `on_report` gets its reports until the last one. Returns the job's id.
+fn send(make: impl FnOnce(u32) -> Job, on_report: impl FnMut(Report) + 'static) -> u32 {
+    let started = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.worker.is_none() {
+            match start_worker() {
+                Ok(worker) => c.worker = Some(worker),
+                Err(message) => return Err(message),
+            }
+        }
+        c.next_id += 1;
+        Ok(c.next_id)
+    });
+    let id = match started {
+        Ok(id) => id,
+        Err(message) => {
+            let mut on_report = on_report;
+            on_report(Report::Failed { id: 0, message });
+            return 0;
+        }
+    };
+    let Ok(text) = serde_json::to_string(&make(id)) else {
+        return id;
+    };
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        c.handlers.insert(id, Box::new(on_report));
+        if c.ready {
+            if let Some(worker) = &c.worker {
+                let _ = worker.post_message(&JsValue::from_str(&text));
+            }
+        } else {
+            c.queued.push((id, text));
+        }
+    });
+    id
+}
+
+/// Streams one chat reply (with retries before any output when `retry`).
+pub fn chat(
+    endpoint: Endpoint,
+    request: ChatRequest,
+    retry: bool,
+    on_report: impl FnMut(Report) + 'static,
+) -> u32 {
+    send(
+        |id| Job::Chat {
+            id,
+            endpoint,
+            request,
+            retry,
+        },
+        on_report,
+    )
+}
+
+/// Lists the endpoint's models.
+pub fn models(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u32 {
+    send(|id| Job::Models { id, endpoint }, on_report)
+}
+
+/// Stops a job; its handler still gets the job's last report.
+pub fn abort(id: u32) {
+    let unsent = CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if let Some(at) = c.queued.iter().position(|(queued, _)| *queued == id) {
+            c.queued.remove(at);
+            return true;
+        }
+        if let (true, Some(worker)) = (c.ready, &c.worker) {
+            if let Ok(text) = serde_json::to_string(&Job::Abort { id }) {
+                let _ = worker.post_message(&JsValue::from_str(&text));
+            }
+        }
+        false
+    });
+    if unsent {
+        deliver(Report::Failed {
+            id,
+            message: "The request was stopped before it was sent.".into(),
+        });
+    }
+}
+
+/// The last report of a job, as a future (for code that runs jobs one after another).
+pub struct LastReport(std::rc::Rc<RefCell<(Option<Report>, Option<std::task::Waker>)>>);
+
+impl std::future::Future for LastReport {
+    type Output = Report;
+
+    fn poll(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Report> {
+        let mut slot = self.0.borrow_mut();
+        match slot.0.take() {
+            Some(report) => std::task::Poll::Ready(report),
+            None => {
+                slot.1 = Some(cx.waker().clone());
+                std::task::Poll::Pending
+            }
+        }
+    }
+}
+
+/// [`chat`], with every report but the last given to `on_report` and the last one awaited.
+pub fn chat_to_end(
+    endpoint: Endpoint,
+    request: ChatRequest,
+    retry: bool,
+    mut on_report: impl FnMut(&Report) + 'static,
+) -> (u32, LastReport) {
+    let slot = std::rc::Rc::new(RefCell::new((None, None::<std::task::Waker>)));
+    let filled = slot.clone();
+    let id = chat(endpoint, request, retry, move |report| {
+        if report.ends_job() {
+            let waker = {
+                let mut slot = filled.borrow_mut();
+                slot.0 = Some(report);
+                slot.1.take()
+            };
+            if let Some(waker) = waker {
+                waker.wake();
+            }
+        } else {
+            on_report(&report);
+        }
+    });
+    (id, LastReport(slot))
+}
