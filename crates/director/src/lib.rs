@@ -13,6 +13,7 @@ pub mod reply;
 pub mod round;
 pub mod scenario;
 pub mod whiteboard;
+pub mod wire;
 
 use std::fmt;
 
@@ -23,7 +24,8 @@ use serde_json::Value;
 pub const MAX_REPLY_BYTES: usize = 16 * 1024;
 
 /// What happens next in the round.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "next", content = "detail", rename_all = "snake_case")]
 pub enum Decision {
     /// This agent speaks.
     Agent(String),
@@ -33,7 +35,8 @@ pub enum Decision {
     End(EndReason),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
 pub enum EndReason {
     /// The director judged the question answered or the topic covered.
     DirectorSaidEnd,

@@ -3,9 +3,11 @@
 //! session's event log.
 
 pub use aula_course::{Action, ActionKind, AgentProfile, AgentRole};
+use serde::{Deserialize, Serialize};
 
 /// Who said something in the classroom conversation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "who", rename_all = "snake_case")]
 pub enum Speaker {
     /// The human learner.
     Learner,
@@ -20,14 +22,16 @@ pub enum Speaker {
 }
 
 /// One message of the conversation, in the order it happened.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Utterance {
     pub speaker: Speaker,
     /// What was said (speech only, no action JSON).
     pub text: String,
     /// The actions the speaker performed with this message, in order.
+    #[serde(default)]
     pub actions: Vec<Action>,
     /// The learner cut this message off before it finished.
+    #[serde(default)]
     pub interrupted: bool,
 }
 
@@ -81,7 +85,7 @@ pub struct LedgerEntry {
 }
 
 /// A discussion the class is having instead of plain questions and answers.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DiscussionContext {
     pub topic: String,
     /// How the discussion should go, if the course says.
@@ -91,7 +95,7 @@ pub struct DiscussionContext {
 }
 
 /// What the learner told Aula about themselves (all optional).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct LearnerProfile {
     pub nickname: Option<String>,
     pub bio: Option<String>,

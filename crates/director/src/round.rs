@@ -44,14 +44,15 @@ pub struct Room<'a> {
 }
 
 /// Which model decides and which teaches (they may differ: a cheap one for routing).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Models {
     pub director: Endpoint,
     pub agents: Endpoint,
 }
 
 /// What kind of round this is.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Mode {
     /// The learner asked something.
     Questions,
@@ -60,7 +61,8 @@ pub enum Mode {
 }
 
 /// Why a round ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "end", content = "detail", rename_all = "snake_case")]
 pub enum RoundEnd {
     /// The director (or a code path) ended it.
     Ended(EndReason),
@@ -75,7 +77,8 @@ pub enum RoundEnd {
 }
 
 /// Everything that happens in a round, in order; the session log stores these.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
 pub enum RoundEvent {
     /// Who speaks next, and whether the LLM was asked.
     Decision {

@@ -9,6 +9,10 @@ mod transport;
 
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::rc::Rc;
+
+use aula_director::round::{run_round, Round, RoundControl};
+use aula_director::wire::{RoundJob, RoundReport, RoundReportKind};
 
 use aula_providers::wire::{Job, Report};
 use aula_providers::{
@@ -23,6 +27,17 @@ use transport::{FetchTransport, TimeoutSleeper};
 thread_local! {
     /// The running chat jobs' abort handles.
     static RUNNING: RefCell<HashMap<u32, Box<dyn AbortHandle>>> = RefCell::new(HashMap::new());
+    /// The running rounds' stop buttons.
+    static ROUNDS: RefCell<HashMap<u32, RoundControl>> = RefCell::new(HashMap::new());
+}
+
+/// Where reports go: `postMessage` to the page, or a test's list.
+type Sink = Rc<dyn Fn(String)>;
+
+fn send(sink: &Sink, value: &impl serde::Serialize) {
+    if let Ok(text) = serde_json::to_string(value) {
+        sink(text);
+    }
 }
 
 /// A job's stream, driven to its end on the worker's event loop.
@@ -32,13 +47,57 @@ fn scope() -> DedicatedWorkerGlobalScope {
     js_sys::global().unchecked_into()
 }
 
-fn post(report: &Report) {
-    if let Ok(text) = serde_json::to_string(report) {
-        let _ = scope().post_message(&JsValue::from_str(&text));
+fn run_round_job(job: RoundJob, sink: Sink) {
+    let control = RoundControl::default();
+    ROUNDS.with(|r| r.borrow_mut().insert(job.id, control.clone()));
+    wasm_bindgen_futures::spawn_local(async move {
+        let id = job.id;
+        let mut round = Round::new(job.mode.clone(), job.max_turns);
+        let mut history = job.history.clone();
+        let report = |event| {
+            send(
+                &sink,
+                &RoundReport {
+                    kind: RoundReportKind::Round,
+                    id,
+                    event,
+                },
+            )
+        };
+        run_round(
+            &FetchTransport,
+            &job.models,
+            job.room(),
+            &mut round,
+            &mut history,
+            &control,
+            &mut { report },
+        )
+        .await;
+        ROUNDS.with(|r| r.borrow_mut().remove(&id));
+    });
+}
+
+/// Reads one message from the page and starts what it asks.
+fn handle(text: &str, sink: Sink) {
+    if let Ok(job) = serde_json::from_str::<Job>(text) {
+        return run(job, sink);
+    }
+    match serde_json::from_str::<RoundJob>(text) {
+        Ok(job) => run_round_job(job, sink),
+        // A page of another version: say so rather than guess.
+        Err(error) => send(
+            &sink,
+            &Report::Failed {
+                id: 0,
+                message: format!("The AI worker did not understand a request: {error}"),
+            },
+        ),
     }
 }
 
-fn run(job: Job) {
+fn run(job: Job, sink: Sink) {
+    let post = Rc::new(move |report: &Report| send(&sink, report));
     match job {
         Job::Chat {
             id,
@@ -46,10 +105,11 @@ fn run(job: Job) {
             request,
             retry,
         } => {
+            let retrying = post.clone();
             let on_event = move |event| post(&Report::of(id, event));
             let (abort, drive): (Box<dyn AbortHandle>, Drive) = if retry {
                 let on_retry = move |attempt: u32, wait_ms: u64, error: &ProviderError| {
-                    post(&Report::Retrying {
+                    retrying(&Report::Retrying {
                         id,
                         attempt,
                         wait_ms,
@@ -85,30 +145,136 @@ fn run(job: Job) {
                 },
             });
         }),
-        Job::Abort { id } => RUNNING.with(|r| {
-            if let Some(abort) = r.borrow().get(&id) {
-                abort.abort();
+        Job::Abort { id } => {
+            RUNNING.with(|r| {
+                if let Some(abort) = r.borrow().get(&id) {
+                    abort.abort();
+                }
+            });
+            if let Some(control) = ROUNDS.with(|r| r.borrow().get(&id).cloned()) {
+                control.cancel();
             }
-        }),
+        }
     }
+}
+
+fn to_page() -> Sink {
+    Rc::new(|text: String| {
+        let _ = scope().post_message(&JsValue::from_str(&text));
+    })
 }
 
 /// Starts reading jobs; called once by the binary's `main` when the worker loads.
 pub fn start() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let Some(text) = event.data().as_string() else {
-            return;
-        };
-        match serde_json::from_str::<Job>(&text) {
-            Ok(job) => run(job),
-            // A page of another version: say so once per job rather than guess.
-            Err(error) => post(&Report::Failed {
-                id: 0,
-                message: format!("The AI worker did not understand a request: {error}"),
-            }),
+        if let Some(text) = event.data().as_string() {
+            handle(&text, to_page());
         }
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    post(&Report::Ready);
+    send(&to_page(), &Report::Ready);
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+
+    use aula_course::default_agents;
+    use aula_director::model::Utterance;
+    use aula_director::prompt::DIRECTOR_ASK;
+    use aula_director::round::{Mode, Models, RoundEnd, RoundEvent};
+    use aula_director::wire::{RoundJob, RoundOp, RoundReport};
+    use aula_director::EndReason;
+    use aula_providers::{preset, Endpoint, Sleeper};
+    use wasm_bindgen_test::*;
+
+    use super::*;
+    use crate::transport::tests::{mock_url, set_script};
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// A whole round through the real fetch transport against mock-llm: the director picks the
+    /// teacher, the teacher streams a spotlight-free reply with a whiteboard formula, the
+    /// director ends the round. The worker's message handler is driven as the page would.
+    #[wasm_bindgen_test]
+    async fn a_round_runs_in_the_worker_against_mock_llm() {
+        let teacher_reply = r#"[{"type":"action","name":"wb_draw_latex","params":{"latex":"\\frac{QK^T}{\\sqrt{d_k}}","x":60,"y":60}},{"type":"text","content":"We divide by the square root of d_k so the scores stay in a range where softmax still learns."}]"#;
+        let script = serde_json::json!({
+            "rules": [
+                {"match": {"last_message_contains": DIRECTOR_ASK, "system_contains": "Nobody has spoken yet this round."},
+                 "reply": {"text": "{\"next_agent\":\"teacher\"}"}},
+                {"match": {"last_message_contains": DIRECTOR_ASK}, "reply": {"text": "{\"next_agent\":\"END\"}"}}
+            ],
+            "default": {"text": teacher_reply},
+            "chunk_words": 2
+        });
+        set_script(&script.to_string()).await;
+        let custom = preset("custom").unwrap();
+        let mut endpoint = Endpoint::from_preset(custom, "mock-model", Some("test-key".into()));
+        endpoint.base_url = format!("{}/v1", mock_url());
+        let job = RoundJob {
+            op: RoundOp::Round,
+            id: 41,
+            models: Models {
+                director: endpoint.clone(),
+                agents: endpoint,
+            },
+            agents: default_agents(),
+            course_title: "How a transformer reads a sentence".into(),
+            course_description: String::new(),
+            language: "en".into(),
+            scene: None,
+            learner: Default::default(),
+            whiteboard_open: false,
+            mode: Mode::Questions,
+            max_turns: 4,
+            history: vec![Utterance::learner(
+                "Why do we divide by the square root of d_k?",
+            )],
+        };
+        let received = Rc::new(RefCell::new(Vec::<String>::new()));
+        let sink = received.clone();
+        handle(
+            &serde_json::to_string(&job).unwrap(),
+            Rc::new(move |text| sink.borrow_mut().push(text)),
+        );
+        for _ in 0..200 {
+            if received.borrow().iter().any(|t| t.contains("\"finished\"")) {
+                break;
+            }
+            crate::transport::TimeoutSleeper.sleep(25).await;
+        }
+        let events: Vec<RoundEvent> = received
+            .borrow()
+            .iter()
+            .map(|t| {
+                serde_json::from_str::<RoundReport>(t)
+                    .expect("a round report")
+                    .event
+            })
+            .collect();
+        let text: String = events
+            .iter()
+            .filter_map(|e| match e {
+                RoundEvent::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(text, "We divide by the square root of d_k so the scores stay in a range where softmax still learns.");
+        let texts = events
+            .iter()
+            .filter(|e| matches!(e, RoundEvent::Text { .. }))
+            .count();
+        assert!(texts > 3, "the reply streamed in pieces: {texts}");
+        assert!(events.iter().any(|e| matches!(e, RoundEvent::Action { action, .. } if action.type_name() == "wb_draw_latex")));
+        assert_eq!(
+            events.last(),
+            Some(&RoundEvent::Finished(RoundEnd::Ended(
+                EndReason::DirectorSaidEnd
+            ))),
+            "{events:?}"
+        );
+    }
 }

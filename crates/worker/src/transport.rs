@@ -176,7 +176,7 @@ impl aula_providers::Sleeper for TimeoutSleeper {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::cell::RefCell;
     use std::rc::Rc;
 
@@ -192,11 +192,11 @@ mod tests {
     /// Set by `cargo xtask test`, which starts mock-llm before the browser tests.
     const MOCK_LLM: Option<&str> = option_env!("AULA_MOCK_LLM_URL");
 
-    fn mock_url() -> &'static str {
+    pub(crate) fn mock_url() -> &'static str {
         MOCK_LLM.expect("AULA_MOCK_LLM_URL was not set at build time: run the browser tests through `cargo xtask test`")
     }
 
-    async fn set_script(script: &str) {
+    pub(crate) async fn set_script(script: &str) {
         let init = RequestInit::new();
         init.set_method("POST");
         init.set_body(&JsValue::from_str(script));
