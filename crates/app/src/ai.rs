@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use aula_director::wire::{RoundJob, RoundReport, RoundUpdate};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{ChatRequest, Endpoint};
 use wasm_bindgen::prelude::*;
@@ -14,7 +15,29 @@ use web_sys::{MessageEvent, Worker};
 /// Where Trunk puts the worker's loader (see web/index.html).
 const WORKER_URL: &str = "/aula-worker_loader.js";
 
-type Handler = Box<dyn FnMut(Report)>;
+/// A report of either kind of job.
+pub enum Reply {
+    Job(Report),
+    Round(RoundReport),
+}
+
+impl Reply {
+    fn job(&self) -> Option<u32> {
+        match self {
+            Reply::Job(report) => report.job(),
+            Reply::Round(report) => Some(report.id),
+        }
+    }
+
+    fn ends_job(&self) -> bool {
+        match self {
+            Reply::Job(report) => report.ends_job(),
+            Reply::Round(report) => report.update.event == "finished",
+        }
+    }
+}
+
+type Handler = Box<dyn FnMut(Reply)>;
 
 #[derive(Default)]
 struct Client {
@@ -29,7 +52,7 @@ thread_local! {
     static CLIENT: RefCell<Client> = RefCell::new(Client::default());
 }
 
-fn deliver(report: Report) {
+fn deliver(report: Reply) {
     let Some(id) = report.job() else {
         // Ready: send what waited.
         let queued = CLIENT.with(|c| {
@@ -61,10 +84,10 @@ fn deliver(report: Report) {
 fn fail_all(message: &str) {
     let handlers: Vec<(u32, Handler)> = CLIENT.with(|c| c.borrow_mut().handlers.drain().collect());
     for (id, mut handler) in handlers {
-        handler(Report::Failed {
+        handler(Reply::Job(Report::Failed {
             id,
             message: message.to_owned(),
-        });
+        }));
     }
     CLIENT.with(|c| {
         let mut c = c.borrow_mut();
@@ -78,12 +101,13 @@ fn start_worker() -> Result<Worker, String> {
     let worker = Worker::new(WORKER_URL)
         .map_err(|_| "this browser cannot start the AI worker".to_owned())?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        if let Some(report) = event
-            .data()
-            .as_string()
-            .and_then(|text| serde_json::from_str::<Report>(&text).ok())
-        {
-            deliver(report);
+        let Some(text) = event.data().as_string() else {
+            return;
+        };
+        if let Ok(report) = serde_json::from_str::<Report>(&text) {
+            deliver(Reply::Job(report));
+        } else if let Ok(report) = serde_json::from_str::<RoundReport>(&text) {
+            deliver(Reply::Round(report));
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -97,7 +121,7 @@ fn start_worker() -> Result<Worker, String> {
 }
 
 /// Sends a job; `on_report` gets its reports until the last one. Returns the job's id.
-fn send(make: impl FnOnce(u32) -> Job, on_report: impl FnMut(Report) + 'static) -> u32 {
+fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) + 'static) -> u32 {
     let started = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if c.worker.is_none() {
@@ -113,11 +137,11 @@ fn send(make: impl FnOnce(u32) -> Job, on_report: impl FnMut(Report) + 'static) 
         Ok(id) => id,
         Err(message) => {
             let mut on_report = on_report;
-            on_report(Report::Failed { id: 0, message });
+            on_report(Reply::Job(Report::Failed { id: 0, message }));
             return 0;
         }
     };
-    let Ok(text) = serde_json::to_string(&make(id)) else {
+    let Some(text) = make(id) else {
         return id;
     };
     CLIENT.with(|c| {
@@ -139,22 +163,60 @@ pub fn chat(
     endpoint: Endpoint,
     request: ChatRequest,
     retry: bool,
-    on_report: impl FnMut(Report) + 'static,
+    mut on_report: impl FnMut(Report) + 'static,
 ) -> u32 {
+    let job = move |id| Job::Chat {
+        id,
+        endpoint,
+        request,
+        retry,
+    };
     send(
-        |id| Job::Chat {
-            id,
-            endpoint,
-            request,
-            retry,
+        |id| serde_json::to_string(&job(id)).ok(),
+        move |reply| {
+            if let Reply::Job(report) = reply {
+                on_report(report)
+            }
         },
-        on_report,
+    )
+}
+
+/// Runs a classroom round in the worker; `job.id` is replaced by the job's id.
+pub fn round(mut job: RoundJob, mut on_update: impl FnMut(RoundUpdate) + 'static) -> u32 {
+    send(
+        move |id| {
+            job.id = id;
+            serde_json::to_string(&job).ok()
+        },
+        move |reply| match reply {
+            Reply::Round(report) => on_update(report.update),
+            Reply::Job(Report::Failed { message, .. }) => {
+                on_update(RoundUpdate {
+                    event: "error".into(),
+                    text: message,
+                    ..RoundUpdate::default()
+                });
+                on_update(RoundUpdate {
+                    event: "finished".into(),
+                    failed: true,
+                    ..RoundUpdate::default()
+                });
+            }
+            Reply::Job(_) => {}
+        },
     )
 }
 
 /// Lists the endpoint's models.
-pub fn models(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u32 {
-    send(|id| Job::Models { id, endpoint }, on_report)
+pub fn models(endpoint: Endpoint, mut on_report: impl FnMut(Report) + 'static) -> u32 {
+    send(
+        move |id| serde_json::to_string(&Job::Models { id, endpoint }).ok(),
+        move |reply| {
+            if let Reply::Job(report) = reply {
+                on_report(report)
+            }
+        },
+    )
 }
 
 /// Stops a job; its handler still gets the job's last report.
@@ -173,10 +235,10 @@ pub fn abort(id: u32) {
         false
     });
     if unsent {
-        deliver(Report::Failed {
+        deliver(Reply::Job(Report::Failed {
             id,
             message: "The request was stopped before it was sent.".into(),
-        });
+        }));
     }
 }
 

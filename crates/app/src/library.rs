@@ -51,6 +51,17 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
 
 /// The course to open in the classroom: the learner's saved copy first, then a bundled sample.
 /// `Ok(None)` when neither has it.
+/// The course file's text: the saved one, else the bundled sample's (for the AI worker, which
+/// reads the course itself).
+pub async fn course_text(id: &str) -> Result<Option<String>, String> {
+    if let Ok(store) = open_store().await {
+        if let Ok(Some(text)) = store.get(Collection::Courses, id).await {
+            return Ok(Some(text));
+        }
+    }
+    Ok(samples::sample_text(id).await?.map(|(text, _)| text))
+}
+
 pub async fn load_course(id: &str) -> Result<Option<Course>, String> {
     if let Ok(store) = open_store().await {
         match store.get(Collection::Courses, id).await {

@@ -50,16 +50,21 @@ pub async fn sample_index() -> Result<Vec<SampleEntry>, String> {
     serde_json::from_str(&text).map_err(|e| format!("The list of sample courses is damaged: {e}"))
 }
 
-/// The bundled course with this id, validated; `Ok(None)` when no sample has it.
-pub async fn load_sample(id: &str) -> Result<Option<Course>, String> {
+/// The bundled course file with this id, as text, and its title; `Ok(None)` when no sample has it.
+pub async fn sample_text(id: &str) -> Result<Option<(String, String)>, String> {
     let Some(entry) = sample_index().await?.into_iter().find(|e| e.id == id) else {
         return Ok(None);
     };
     let text = fetch_text(&format!("/courses/{}", entry.file)).await?;
-    Course::from_json(&text).map(Some).map_err(|e| {
-        format!(
-            "The sample course \"{}\" could not be opened: {e}",
-            entry.title
-        )
-    })
+    Ok(Some((text, entry.title)))
+}
+
+/// The bundled course with this id, validated; `Ok(None)` when no sample has it.
+pub async fn load_sample(id: &str) -> Result<Option<Course>, String> {
+    let Some((text, title)) = sample_text(id).await? else {
+        return Ok(None);
+    };
+    Course::from_json(&text)
+        .map(Some)
+        .map_err(|e| format!("The sample course \"{}\" could not be opened: {e}", title))
 }

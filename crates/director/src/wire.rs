@@ -1,26 +1,24 @@
 //! A round as a job for the AI worker: the page sends a [`RoundJob`] (everything the round needs,
 //! as plain data) and gets one [`RoundReport`] per [`RoundEvent`] back. JSON over `postMessage`.
 
-use aula_course::{AgentProfile, Scene};
+use aula_course::{AgentProfile, Course, Scene};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{LearnerProfile, Utterance};
 use crate::round::{Mode, Models, Room, RoundEvent};
 
 /// Everything a round needs; `op` is always `"round"` (it shares the worker's inbox with the
-/// providers' jobs).
+/// providers' jobs). The course travels as its file's JSON text and the conversation as plain
+/// lines, so the page needs no serializer for the course model (the worker parses both).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundJob {
     pub op: RoundOp,
     pub id: u32,
     pub models: Models,
-    pub agents: Vec<AgentProfile>,
-    pub course_title: String,
-    #[serde(default)]
-    pub course_description: String,
-    pub language: String,
-    #[serde(default)]
-    pub scene: Option<Scene>,
+    /// The course file, as stored.
+    pub course_json: String,
+    /// The scene on screen.
+    pub scene_index: usize,
     #[serde(default)]
     pub learner: LearnerProfile,
     #[serde(default)]
@@ -28,7 +26,16 @@ pub struct RoundJob {
     pub mode: Mode,
     pub max_turns: u32,
     /// The conversation so far, ending with the learner's new message.
-    pub history: Vec<Utterance>,
+    pub history: Vec<HistoryLine>,
+}
+
+/// One message of the conversation: `who` is `"learner"` or an agent id of the course.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryLine {
+    pub who: String,
+    pub text: String,
+    #[serde(default)]
+    pub interrupted: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -37,26 +44,148 @@ pub enum RoundOp {
     Round,
 }
 
+/// A round job with its course read: what [`RoundJob::room`] lends to the round loop.
+#[derive(Debug, Clone)]
+pub struct PreparedRound {
+    pub agents: Vec<AgentProfile>,
+    pub course_title: String,
+    pub course_description: String,
+    pub language: String,
+    pub scene: Option<Scene>,
+    pub history: Vec<Utterance>,
+}
+
 impl RoundJob {
-    pub fn room(&self) -> Room<'_> {
+    /// Reads the course; lines from agents the course does not have are dropped.
+    pub fn prepare(&self) -> Result<PreparedRound, String> {
+        let course = Course::from_json(&self.course_json).map_err(|e| e.to_string())?;
+        let history = self
+            .history
+            .iter()
+            .filter_map(|line| {
+                let mut said = if line.who == "learner" {
+                    Utterance::learner(line.text.clone())
+                } else {
+                    Utterance::agent(course.agent(&line.who)?, line.text.clone())
+                };
+                said.interrupted = line.interrupted;
+                Some(said)
+            })
+            .collect();
+        Ok(PreparedRound {
+            scene: course.scenes.get(self.scene_index).cloned(),
+            agents: course.agents,
+            course_title: course.title,
+            course_description: course.description,
+            language: course.language,
+            history,
+        })
+    }
+
+    pub fn room<'a>(&'a self, prepared: &'a PreparedRound) -> Room<'a> {
         Room {
-            agents: &self.agents,
-            course_title: &self.course_title,
-            course_description: &self.course_description,
-            language: &self.language,
-            scene: self.scene.as_ref(),
+            agents: &prepared.agents,
+            course_title: &prepared.course_title,
+            course_description: &prepared.course_description,
+            language: &prepared.language,
+            scene: prepared.scene.as_ref(),
             learner: &self.learner,
             whiteboard_open: self.whiteboard_open,
         }
     }
 }
 
-/// One event of round `id`; the last is always `RoundEvent::Finished`.
+/// One event of round `id`, flattened for the page: a plain struct is much cheaper to read in the
+/// page's bundle than the tagged [`RoundEvent`] (which the session log keeps whole). The last
+/// update of a round has `event == "finished"`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundReport {
     pub kind: RoundReportKind,
     pub id: u32,
-    pub event: RoundEvent,
+    pub update: RoundUpdate,
+}
+
+/// `event` is the [`RoundEvent`]'s name; `text` carries its text (a delta, thinking, a turn's whole
+/// speech, an error message, a decision's `next`, a finished round's end); `action` an action's
+/// course JSON.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RoundUpdate {
+    pub event: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub text: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// For `finished`: the round ended on an error.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed: bool,
+}
+
+impl RoundUpdate {
+    pub fn of(event: &RoundEvent) -> RoundUpdate {
+        let named = |event: &str| RoundUpdate {
+            event: event.into(),
+            ..RoundUpdate::default()
+        };
+        let by = |event: &str, agent: &str, text: &str| RoundUpdate {
+            agent_id: Some(agent.to_owned()),
+            text: text.to_owned(),
+            ..named(event)
+        };
+        match event {
+            RoundEvent::Decision { decision, .. } => RoundUpdate {
+                text: match decision {
+                    crate::Decision::Agent(id) => id.clone(),
+                    crate::Decision::User => "USER".into(),
+                    crate::Decision::End(reason) => format!("END: {reason}"),
+                },
+                ..named("decision")
+            },
+            RoundEvent::AgentStart { agent_id } => by("agent_start", agent_id, ""),
+            RoundEvent::Text { agent_id, text } => by("text", agent_id, text),
+            RoundEvent::Thinking { agent_id, text } => by("thinking", agent_id, text),
+            RoundEvent::ThinkingEnd { agent_id } => by("thinking_end", agent_id, ""),
+            RoundEvent::Action { agent_id, action } => RoundUpdate {
+                action: serde_json::to_string(action).ok(),
+                ..by("action", agent_id, "")
+            },
+            RoundEvent::Dropped {
+                agent_id,
+                name,
+                reason,
+            } => by("dropped", agent_id, &format!("{name}: {reason}")),
+            RoundEvent::AgentEnd {
+                agent_id,
+                text,
+                interrupted,
+                ..
+            } => RoundUpdate {
+                interrupted: *interrupted,
+                ..by("agent_end", agent_id, text)
+            },
+            RoundEvent::CueLearner { from_agent } => RoundUpdate {
+                agent_id: from_agent.clone(),
+                ..named("cue_learner")
+            },
+            RoundEvent::Usage { input, output, .. } => RoundUpdate {
+                text: format!("{input}+{output}"),
+                ..named("usage")
+            },
+            RoundEvent::Error { agent_id, message } => RoundUpdate {
+                agent_id: agent_id.clone(),
+                text: message.clone(),
+                ..named("error")
+            },
+            RoundEvent::Finished(end) => RoundUpdate {
+                text: format!("{end:?}"),
+                failed: *end == crate::round::RoundEnd::Failed,
+                ..named("finished")
+            },
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,7 +196,6 @@ pub enum RoundReportKind {
 
 #[cfg(test)]
 mod tests {
-    use aula_course::default_agents;
     use aula_providers::{preset, Endpoint};
 
     use super::*;
@@ -75,8 +203,35 @@ mod tests {
     use crate::{Decision, EndReason};
 
     #[test]
+    fn updates_flatten_the_events_the_page_shows() {
+        let end = RoundUpdate::of(&RoundEvent::AgentEnd {
+            agent_id: "t".into(),
+            text: "All of it.".into(),
+            actions: 1,
+            interrupted: true,
+        });
+        assert_eq!(
+            (
+                end.event.as_str(),
+                end.agent_id.as_deref(),
+                end.text.as_str(),
+                end.interrupted
+            ),
+            ("agent_end", Some("t"), "All of it.", true)
+        );
+        let failed = RoundUpdate::of(&RoundEvent::Finished(RoundEnd::Failed));
+        assert!(failed.event == "finished" && failed.failed);
+        assert!(!RoundUpdate::of(&RoundEvent::Finished(RoundEnd::LearnersTurn)).failed);
+    }
+
+    #[test]
     fn a_round_job_and_its_events_survive_json() {
         let endpoint = Endpoint::from_preset(preset("openai").unwrap(), "m", Some("k".into()));
+        let course_json = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../public/courses/transformer-en.json"
+        ))
+        .unwrap();
         let job = RoundJob {
             op: RoundOp::Round,
             id: 3,
@@ -84,17 +239,42 @@ mod tests {
                 director: endpoint.clone(),
                 agents: endpoint,
             },
-            agents: default_agents(),
-            course_title: "T".into(),
-            course_description: String::new(),
-            language: "en".into(),
-            scene: None,
+            course_json,
+            scene_index: 1,
             learner: LearnerProfile::default(),
             whiteboard_open: false,
             mode: Mode::Questions,
             max_turns: 4,
-            history: vec![Utterance::learner("Why?")],
+            history: vec![
+                HistoryLine {
+                    who: "learner".into(),
+                    text: "Why?".into(),
+                    interrupted: false,
+                },
+                HistoryLine {
+                    who: "teacher".into(),
+                    text: "Because.".into(),
+                    interrupted: true,
+                },
+                HistoryLine {
+                    who: "nobody".into(),
+                    text: "dropped".into(),
+                    interrupted: false,
+                },
+            ],
         };
+        let prepared = job.prepare().unwrap();
+        assert_eq!(
+            prepared.history.len(),
+            2,
+            "a line from an unknown agent is dropped"
+        );
+        assert!(prepared.history[1].interrupted);
+        assert!(prepared.scene.is_some() && !prepared.agents.is_empty());
+        assert_eq!(job.room(&prepared).agents.len(), prepared.agents.len());
+        let mut broken = job.clone();
+        broken.course_json = "{".into();
+        assert!(broken.prepare().is_err());
         let text = serde_json::to_string(&job).unwrap();
         assert!(text.starts_with("{\"op\":\"round\""), "{text}");
         assert_eq!(serde_json::from_str::<RoundJob>(&text).unwrap(), job);
@@ -114,10 +294,16 @@ mod tests {
             RoundEvent::Finished(RoundEnd::Ended(EndReason::TurnLimit)),
             RoundEvent::Finished(RoundEnd::LearnersTurn),
         ] {
+            let text = serde_json::to_string(&event).unwrap();
+            assert_eq!(
+                serde_json::from_str::<RoundEvent>(&text).unwrap(),
+                event,
+                "{text}"
+            );
             let report = RoundReport {
                 kind: RoundReportKind::Round,
                 id: 3,
-                event,
+                update: RoundUpdate::of(&event),
             };
             let text = serde_json::to_string(&report).unwrap();
             assert_eq!(

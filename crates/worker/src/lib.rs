@@ -11,8 +11,8 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use aula_director::round::{run_round, Round, RoundControl};
-use aula_director::wire::{RoundJob, RoundReport, RoundReportKind};
+use aula_director::round::{run_round, Round, RoundControl, RoundEnd, RoundEvent};
+use aula_director::wire::{RoundJob, RoundReport, RoundReportKind, RoundUpdate};
 
 use aula_providers::wire::{Job, Report};
 use aula_providers::{
@@ -48,26 +48,37 @@ fn scope() -> DedicatedWorkerGlobalScope {
 }
 
 fn run_round_job(job: RoundJob, sink: Sink) {
+    let id = job.id;
+    let report = move |event| {
+        send(
+            &sink,
+            &RoundReport {
+                kind: RoundReportKind::Round,
+                id,
+                update: RoundUpdate::of(&event),
+            },
+        )
+    };
+    let prepared = match job.prepare() {
+        Ok(prepared) => prepared,
+        Err(message) => {
+            report(RoundEvent::Error {
+                agent_id: None,
+                message,
+            });
+            report(RoundEvent::Finished(RoundEnd::Failed));
+            return;
+        }
+    };
     let control = RoundControl::default();
-    ROUNDS.with(|r| r.borrow_mut().insert(job.id, control.clone()));
+    ROUNDS.with(|r| r.borrow_mut().insert(id, control.clone()));
     wasm_bindgen_futures::spawn_local(async move {
-        let id = job.id;
         let mut round = Round::new(job.mode.clone(), job.max_turns);
-        let mut history = job.history.clone();
-        let report = |event| {
-            send(
-                &sink,
-                &RoundReport {
-                    kind: RoundReportKind::Round,
-                    id,
-                    event,
-                },
-            )
-        };
+        let mut history = prepared.history.clone();
         run_round(
             &FetchTransport,
             &job.models,
-            job.room(),
+            job.room(&prepared),
             &mut round,
             &mut history,
             &control,
@@ -181,12 +192,9 @@ mod tests {
     use std::cell::RefCell;
     use std::rc::Rc;
 
-    use aula_course::default_agents;
-    use aula_director::model::Utterance;
     use aula_director::prompt::DIRECTOR_ASK;
-    use aula_director::round::{Mode, Models, RoundEnd, RoundEvent};
-    use aula_director::wire::{RoundJob, RoundOp, RoundReport};
-    use aula_director::EndReason;
+    use aula_director::round::{Mode, Models};
+    use aula_director::wire::{HistoryLine, RoundJob, RoundOp, RoundReport};
     use aula_providers::{preset, Endpoint, Sleeper};
     use wasm_bindgen_test::*;
 
@@ -221,18 +229,17 @@ mod tests {
                 director: endpoint.clone(),
                 agents: endpoint,
             },
-            agents: default_agents(),
-            course_title: "How a transformer reads a sentence".into(),
-            course_description: String::new(),
-            language: "en".into(),
-            scene: None,
+            course_json: include_str!("../../../public/courses/transformer-en.json").to_owned(),
+            scene_index: 0,
             learner: Default::default(),
             whiteboard_open: false,
             mode: Mode::Questions,
             max_turns: 4,
-            history: vec![Utterance::learner(
-                "Why do we divide by the square root of d_k?",
-            )],
+            history: vec![HistoryLine {
+                who: "learner".into(),
+                text: "Why do we divide by the square root of d_k?".into(),
+                interrupted: false,
+            }],
         };
         let received = Rc::new(RefCell::new(Vec::<String>::new()));
         let sink = received.clone();
@@ -246,34 +253,31 @@ mod tests {
             }
             crate::transport::TimeoutSleeper.sleep(25).await;
         }
-        let events: Vec<RoundEvent> = received
+        let events: Vec<_> = received
             .borrow()
             .iter()
             .map(|t| {
                 serde_json::from_str::<RoundReport>(t)
                     .expect("a round report")
-                    .event
+                    .update
             })
             .collect();
         let text: String = events
             .iter()
-            .filter_map(|e| match e {
-                RoundEvent::Text { text, .. } => Some(text.as_str()),
-                _ => None,
-            })
+            .filter(|e| e.event == "text")
+            .map(|e| e.text.as_str())
             .collect();
         assert_eq!(text, "We divide by the square root of d_k so the scores stay in a range where softmax still learns.");
-        let texts = events
-            .iter()
-            .filter(|e| matches!(e, RoundEvent::Text { .. }))
-            .count();
+        let texts = events.iter().filter(|e| e.event == "text").count();
         assert!(texts > 3, "the reply streamed in pieces: {texts}");
-        assert!(events.iter().any(|e| matches!(e, RoundEvent::Action { action, .. } if action.type_name() == "wb_draw_latex")));
-        assert_eq!(
-            events.last(),
-            Some(&RoundEvent::Finished(RoundEnd::Ended(
-                EndReason::DirectorSaidEnd
-            ))),
+        assert!(events.iter().any(|e| e.event == "action"
+            && e.action
+                .as_deref()
+                .is_some_and(|a| a.contains("wb_draw_latex"))));
+        let last = events.last().unwrap();
+        assert_eq!(last.event, "finished");
+        assert!(
+            !last.failed && last.text.contains("DirectorSaidEnd"),
             "{events:?}"
         );
     }

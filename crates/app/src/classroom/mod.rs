@@ -1,5 +1,6 @@
 //! The classroom: a course played by its teacher and classmates.
 
+mod ask;
 mod canvas;
 mod controls;
 mod quiz;
@@ -89,6 +90,7 @@ fn Classroom(course: Course) -> impl IntoView {
                 </div>
                 <ControlBar session=session stage_ref=stage_ref/>
                 <Roundtable session=session/>
+                <ask::AskTheClass session=session/>
                 <Notices session=session/>
             </section>
         </div>
