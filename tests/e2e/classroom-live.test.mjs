@@ -3,11 +3,9 @@
 // director ends the round), and the lecture goes on.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock, DIST } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const ASK = "Who speaks next?"; // the director's question (director::prompt::DIRECTOR_ASK)
@@ -16,16 +14,11 @@ let server;
 let browser;
 let mock;
 let mockUrl;
+let mockScript;
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
-  const bin = process.env.MOCK_LLM_BIN ?? "target/debug/mock-llm";
-  mock = spawn(bin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const line = await new Promise((resolve, reject) => {
-    mock.on("error", reject);
-    createInterface({ input: mock.stdout }).once("line", resolve);
-  });
-  mockUrl = `http://${/listening on (\S+)/.exec(line)[1]}`;
+  ({ child: mock, url: mockUrl, script: mockScript } = await startMock());
   server = await serveDist();
   browser = await launchBrowser();
 });
@@ -36,10 +29,7 @@ after(async () => {
   mock?.kill();
 });
 
-async function script(body) {
-  const response = await fetch(`${mockUrl}/__script`, { method: "POST", body: JSON.stringify(body) });
-  assert.ok(response.ok, `mock-llm refused the script (${response.status})`);
-}
+const script = (body) => mockScript(body);
 
 async function connect(page) {
   await page.goto(`${server.url}/settings`);

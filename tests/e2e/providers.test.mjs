@@ -2,10 +2,8 @@
 // a saved connection, a streamed test reply, a rejected key explained, a rate limit retried.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
 import { mkdir } from "node:fs/promises";
-import { serveDist, launchBrowser, openPage } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const REPLY = "Hello, class! I can hear you loud and clear.";
@@ -14,27 +12,14 @@ let server;
 let browser;
 let mock;
 let mockUrl;
+let mockScript;
 
-async function startMock() {
-  const bin = process.env.MOCK_LLM_BIN ?? "target/debug/mock-llm";
-  const child = spawn(bin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const line = await new Promise((resolve, reject) => {
-    child.on("error", reject);
-    createInterface({ input: child.stdout }).once("line", resolve);
-  });
-  const match = /listening on (\S+)/.exec(line);
-  assert.ok(match, `mock-llm said ${line}`);
-  return { child, url: `http://${match[1]}` };
-}
 
-async function script(body) {
-  const response = await fetch(`${mockUrl}/__script`, { method: "POST", body: JSON.stringify(body) });
-  assert.ok(response.ok, `mock-llm refused the script (${response.status})`);
-}
+const script = (body) => mockScript(body);
 
 before(async () => {
   await mkdir(SHOTS, { recursive: true });
-  ({ child: mock, url: mockUrl } = await startMock());
+  ({ child: mock, url: mockUrl, script: mockScript } = await startMock());
   server = await serveDist();
   browser = await launchBrowser();
 });

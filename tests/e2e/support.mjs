@@ -1,5 +1,7 @@
-// Shared pieces of the end-to-end tests: a static server for dist/ and a Chromium that fails
-// the test on any page error or console error.
+// Shared pieces of the end-to-end tests: a static server for dist/, a Chromium that fails the
+// test on any page error or console error, and the local mock provider (mock-llm).
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { createServer } from "node:http";
 import { readFile, stat } from "node:fs/promises";
 import { extname, join, normalize, resolve } from "node:path";
@@ -67,4 +69,22 @@ export async function openPage(browser, options = {}) {
     if (message.type() === "error") problems.push(`console.error: ${message.text()}`);
   });
   return { context, page, problems };
+}
+
+/** Starts mock-llm on a free port: `{ child, url, script(body) }`. */
+export async function startMock() {
+  const bin = process.env.MOCK_LLM_BIN ?? "target/debug/mock-llm";
+  const child = spawn(bin, ["--port", "0"], { stdio: ["ignore", "pipe", "inherit"] });
+  const line = await new Promise((resolve, reject) => {
+    child.on("error", reject);
+    createInterface({ input: child.stdout }).once("line", resolve);
+  });
+  const match = /listening on (\S+)/.exec(line);
+  if (!match) throw new Error(`mock-llm said ${line}`);
+  const url = `http://${match[1]}`;
+  const script = async (body) => {
+    const response = await fetch(`${url}/__script`, { method: "POST", body: JSON.stringify(body) });
+    if (!response.ok) throw new Error(`mock-llm refused the script (${response.status})`);
+  };
+  return { child, url, script };
 }
