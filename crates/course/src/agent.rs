@@ -17,6 +17,15 @@ pub enum AgentRole {
 }
 
 impl AgentRole {
+    /// The role's name in course files (`teacher`, `assistant`, `student`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AgentRole::Teacher => "teacher",
+            AgentRole::Assistant => "assistant",
+            AgentRole::Student => "student",
+        }
+    }
+
     /// The actions an agent of this role may use unless its profile says otherwise: every role
     /// gets the whiteboard; only the teacher also gets the slide actions.
     pub fn default_actions(self) -> Vec<ActionKind> {
@@ -140,6 +149,14 @@ pub fn default_agents() -> Vec<AgentProfile> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_role_s_name_is_the_one_course_files_use() {
+        for role in [AgentRole::Teacher, AgentRole::Assistant, AgentRole::Student] {
+            let json = serde_json::to_value(role).unwrap();
+            assert_eq!(json.as_str(), Some(role.as_str()));
+        }
+    }
 
     #[test]
     fn default_cast_is_one_teacher_and_three_classmates_with_distinct_personas() {

@@ -11,7 +11,7 @@
 
 use aula_providers::{ChatMessage, ChatRole};
 
-use crate::model::{preview, AgentRole, Speaker, Utterance};
+use crate::model::{one_line, preview, AgentRole, Speaker, Utterance};
 
 /// How many recent messages the director prompt shows.
 pub const SUMMARY_MESSAGES: usize = 10;
@@ -62,7 +62,7 @@ fn summary_line(utterance: &Utterance, max_chars: usize) -> Option<String> {
     };
     let label = match &utterance.speaker {
         Speaker::Learner => "Student (Human)".to_owned(),
-        Speaker::Agent { name, role, .. } => format!("Agent: {name}, {}", role_name(*role)),
+        Speaker::Agent { name, role, .. } => format!("Agent: {name}, {}", role.as_str()),
         Speaker::System => "System".to_owned(),
     };
     let interrupted = if utterance.interrupted {
@@ -112,7 +112,7 @@ fn answers_the_learner(utterance: &Utterance) -> bool {
     if !matches!(role, AgentRole::Teacher | AgentRole::Assistant) {
         return false;
     }
-    let text = collapse_whitespace(&utterance.text);
+    let text = one_line(&utterance.text);
     text.chars().count() >= SUBSTANTIVE_CHARS && !is_acknowledgement(&text)
 }
 
@@ -458,7 +458,7 @@ const FRUSTRATION: &[&str] = &[
 /// Whether `text` sounds like the learner is frustrated with the last answers ("You didn't answer
 /// my question", "that's not what I asked", "我没听懂", "答非所问", ...), in any case.
 pub fn sounds_frustrated(text: &str) -> bool {
-    let text = collapse_whitespace(&text.to_lowercase().replace('’', "'"));
+    let text = one_line(&text.to_lowercase().replace('’', "'"));
     FRUSTRATION.iter().any(|phrase| text.contains(phrase))
 }
 
@@ -518,7 +518,7 @@ fn agent_message(utterance: &Utterance, agent_id: &str) -> Option<ChatMessage> {
 
 /// The message's text with whitespace collapsed, without a learner's `[Name]: ` prefix.
 fn spoken_text(utterance: &Utterance) -> String {
-    let text = collapse_whitespace(&utterance.text);
+    let text = one_line(&utterance.text);
     match utterance.speaker {
         Speaker::Learner => strip_name_prefix(&text).to_owned(),
         _ => text,
@@ -532,19 +532,6 @@ fn action_names(utterance: &Utterance) -> String {
 }
 
 /// The role as the director prompt names it.
-fn role_name(role: AgentRole) -> &'static str {
-    match role {
-        AgentRole::Teacher => "teacher",
-        AgentRole::Assistant => "assistant",
-        AgentRole::Student => "student",
-    }
-}
-
-/// `text` with every run of whitespace turned into one space, trimmed.
-fn collapse_whitespace(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Whether `text` has no words: only whitespace, dots and ellipses.
 fn is_blank(text: &str) -> bool {
     text.chars()

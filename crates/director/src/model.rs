@@ -108,6 +108,16 @@ impl LearnerProfile {
     }
 }
 
+/// `text` with every run of whitespace turned into one space, trimmed.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` on one line, cut to at most `max` characters with `…` (for prompts and notes).
+pub fn clip(text: &str, max: usize) -> String {
+    preview(&one_line(text), max)
+}
+
 /// Cuts `text` to at most `max` characters (not bytes), adding `…` when it was longer.
 pub fn preview(text: &str, max: usize) -> String {
     let text = text.trim();

@@ -12,7 +12,7 @@ use aula_course::{Scene, SceneContent, SlideElement};
 
 use crate::conversation::{self, SUMMARY_CHARS, SUMMARY_MESSAGES};
 use crate::model::{
-    preview, ActionKind, AgentProfile, AgentRole, DiscussionContext, LearnerProfile, LedgerEntry,
+    clip, ActionKind, AgentProfile, AgentRole, DiscussionContext, LearnerProfile, LedgerEntry,
     TurnSummary, Utterance,
 };
 use crate::whiteboard::{round_drawings, summarize_ledger};
@@ -26,19 +26,6 @@ const DIRECTOR_PREVIEW_CHARS: usize = 100;
 const MAX_LISTED_TURNS: usize = 20;
 /// Slide elements, quiz questions and drawings listed in an agent prompt.
 const MAX_LISTED_ITEMS: usize = 24;
-
-fn role_name(role: AgentRole) -> &'static str {
-    match role {
-        AgentRole::Teacher => "teacher",
-        AgentRole::Assistant => "assistant",
-        AgentRole::Student => "student",
-    }
-}
-
-/// One line of a prompt with its text made single-line and bounded.
-fn clip(text: &str, max: usize) -> String {
-    preview(&text.split_whitespace().collect::<Vec<_>>().join(" "), max)
-}
 
 /// Everything the director sees when it chooses the next speaker.
 #[derive(Debug, Clone, Copy)]
@@ -101,7 +88,7 @@ pub fn director_prompt(ctx: &DirectorContext) -> String {
             "- id: \"{}\", name: \"{}\", role: {}, priority: {}",
             agent.id,
             clip(&agent.name, 40),
-            role_name(agent.role),
+            agent.role.as_str(),
             agent.priority
         );
     }
@@ -116,7 +103,7 @@ pub fn director_prompt(ctx: &DirectorContext) -> String {
             "- {} ({}, {}): \"{}\" [{} action{}",
             clip(&turn.agent_name, 40),
             turn.agent_id,
-            role_name(turn.role),
+            turn.role.as_str(),
             clip(&turn.preview, DIRECTOR_PREVIEW_CHARS),
             turn.action_count,
             if turn.action_count == 1 { "" } else { "s" }
@@ -489,7 +476,7 @@ pub fn agent_prompt(ctx: &AgentContext) -> String {
                 out,
                 "- {} ({}): \"{}\"",
                 clip(&turn.agent_name, 40),
-                role_name(turn.role),
+                turn.role.as_str(),
                 clip(&turn.preview, TurnSummary::PREVIEW_CHARS)
             );
         }

@@ -7,7 +7,7 @@
 
 use aula_course::action::{ChartKind, CodeEditOperation, LineEnd, WhiteboardShape};
 
-use crate::model::{preview, Action, LedgerEntry};
+use crate::model::{clip, Action, LedgerEntry};
 
 /// How many characters of a text or formula a note quotes.
 const QUOTE_CHARS: usize = 30;
@@ -133,10 +133,7 @@ pub fn round_drawings(ledger: &[LedgerEntry]) -> Vec<String> {
 
 /// `text` on one line, cut to [`QUOTE_CHARS`] characters.
 fn quote(text: &str) -> String {
-    preview(
-        &text.split_whitespace().collect::<Vec<_>>().join(" "),
-        QUOTE_CHARS,
-    )
+    clip(text, QUOTE_CHARS)
 }
 
 fn shape_name(shape: WhiteboardShape) -> &'static str {
