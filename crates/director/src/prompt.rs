@@ -680,6 +680,15 @@ mod tests {
         Course::from_json(&text).unwrap()
     }
 
+    /// The course's first scene of this kind.
+    fn first_scene<'c>(course: &'c Course, kind: &str) -> &'c Scene {
+        course
+            .scenes
+            .iter()
+            .find(|s| s.content.kind_name() == kind)
+            .unwrap_or_else(|| panic!("the sample has a {kind} scene"))
+    }
+
     fn director(history: &[Utterance], turns: &[TurnSummary]) -> String {
         let agents = agents();
         director_prompt(&DirectorContext {
@@ -894,16 +903,8 @@ mod tests {
     #[test]
     fn effective_actions_drop_slide_effects_off_slides_and_never_offer_script_actions() {
         let course = sample_course();
-        let slide = course
-            .scenes
-            .iter()
-            .find(|s| matches!(s.content, SceneContent::Slide(_)))
-            .unwrap();
-        let quiz = course
-            .scenes
-            .iter()
-            .find(|s| matches!(s.content, SceneContent::Quiz(_)))
-            .unwrap();
+        let slide = first_scene(&course, "slide");
+        let quiz = first_scene(&course, "quiz");
         let mut t = teacher();
         t.allowed_actions.push(ActionKind::Speech);
         t.allowed_actions.push(ActionKind::WidgetReveal);
@@ -944,16 +945,8 @@ mod tests {
     #[test]
     fn agent_prompts_follow_the_role_and_the_scene() {
         let course = sample_course();
-        let slide = course
-            .scenes
-            .iter()
-            .find(|s| matches!(s.content, SceneContent::Slide(_)))
-            .unwrap();
-        let quiz = course
-            .scenes
-            .iter()
-            .find(|s| matches!(s.content, SceneContent::Quiz(_)))
-            .unwrap();
+        let slide = first_scene(&course, "slide");
+        let quiz = first_scene(&course, "quiz");
         let none = LearnerProfile::default();
         let (t, a, s) = (teacher(), assistant(), student());
 
