@@ -158,12 +158,21 @@ fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) +
     id
 }
 
+/// A handler for a providers' job: it gets that job's reports (a round's never reach it).
+fn job_reports(mut on_report: impl FnMut(Report) + 'static) -> impl FnMut(Reply) + 'static {
+    move |reply| {
+        if let Reply::Job(report) = reply {
+            on_report(report)
+        }
+    }
+}
+
 /// Streams one chat reply (with retries before any output when `retry`).
 pub fn chat(
     endpoint: Endpoint,
     request: ChatRequest,
     retry: bool,
-    mut on_report: impl FnMut(Report) + 'static,
+    on_report: impl FnMut(Report) + 'static,
 ) -> u32 {
     let job = move |id| Job::Chat {
         id,
@@ -173,11 +182,7 @@ pub fn chat(
     };
     send(
         |id| serde_json::to_string(&job(id)).ok(),
-        move |reply| {
-            if let Reply::Job(report) = reply {
-                on_report(report)
-            }
-        },
+        job_reports(on_report),
     )
 }
 
@@ -208,14 +213,10 @@ pub fn round(mut job: RoundJob, mut on_update: impl FnMut(RoundUpdate) + 'static
 }
 
 /// Lists the endpoint's models.
-pub fn models(endpoint: Endpoint, mut on_report: impl FnMut(Report) + 'static) -> u32 {
+pub fn models(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u32 {
     send(
         move |id| serde_json::to_string(&Job::Models { id, endpoint }).ok(),
-        move |reply| {
-            if let Reply::Job(report) = reply {
-                on_report(report)
-            }
-        },
+        job_reports(on_report),
     )
 }
 

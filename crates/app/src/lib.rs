@@ -18,6 +18,14 @@ mod samples;
 mod shell;
 mod vault;
 
+/// The page's monotonic clock, in milliseconds.
+pub(crate) fn now_ms() -> f64 {
+    leptos::prelude::window()
+        .performance()
+        .map(|p| p.now())
+        .unwrap_or_default()
+}
+
 /// Mounts the app into `<body>`; called once by the binary's `main`.
 pub fn start() {
     console_error_panic_hook::set_once();

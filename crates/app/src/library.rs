@@ -49,30 +49,42 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
     Ok(courses)
 }
 
-/// The course to open in the classroom: the learner's saved copy first, then a bundled sample.
-/// `Ok(None)` when neither has it.
-/// The course file's text: the saved one, else the bundled sample's (for the AI worker, which
-/// reads the course itself).
-pub async fn course_text(id: &str) -> Result<Option<String>, String> {
-    if let Ok(store) = open_store().await {
-        if let Ok(Some(text)) = store.get(Collection::Courses, id).await {
-            return Ok(Some(text));
-        }
-    }
-    Ok(samples::sample_text(id).await?.map(|(text, _)| text))
+/// Where a course's file was found.
+enum CourseFile {
+    Saved(String),
+    Sample { text: String, title: String },
 }
 
-pub async fn load_course(id: &str) -> Result<Option<Course>, String> {
+/// The learner's saved copy first, then a bundled sample; `Ok(None)` when neither has it.
+async fn course_file(id: &str) -> Result<Option<CourseFile>, String> {
     if let Ok(store) = open_store().await {
         match store.get(Collection::Courses, id).await {
-            Ok(Some(text)) => {
-                return Course::from_json(&text)
-                    .map(Some)
-                    .map_err(|e| format!("This saved course could not be opened: {e}"));
-            }
+            Ok(Some(text)) => return Ok(Some(CourseFile::Saved(text))),
             Ok(None) => {}
             Err(error) => leptos::logging::warn!("library: could not read course {id:?}: {error}"),
         }
     }
-    samples::load_sample(id).await
+    Ok(samples::sample_text(id)
+        .await?
+        .map(|(text, title)| CourseFile::Sample { text, title }))
+}
+
+/// The course file's text, as stored (for the AI worker, which reads the course itself).
+pub async fn course_text(id: &str) -> Result<Option<String>, String> {
+    Ok(course_file(id).await?.map(|file| match file {
+        CourseFile::Saved(text) | CourseFile::Sample { text, .. } => text,
+    }))
+}
+
+/// The course to open in the classroom, validated; `Ok(None)` when there is none with this id.
+pub async fn load_course(id: &str) -> Result<Option<Course>, String> {
+    match course_file(id).await? {
+        None => Ok(None),
+        Some(CourseFile::Saved(text)) => Course::from_json(&text)
+            .map(Some)
+            .map_err(|e| format!("This saved course could not be opened: {e}")),
+        Some(CourseFile::Sample { text, title }) => Course::from_json(&text)
+            .map(Some)
+            .map_err(|e| format!("The sample course \"{title}\" could not be opened: {e}")),
+    }
 }

@@ -1,6 +1,5 @@
 //! The sample courses bundled with the app under `/courses/`, and fetching a text file.
 
-use aula_course::Course;
 use serde::Deserialize;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -57,14 +56,4 @@ pub async fn sample_text(id: &str) -> Result<Option<(String, String)>, String> {
     };
     let text = fetch_text(&format!("/courses/{}", entry.file)).await?;
     Ok(Some((text, entry.title)))
-}
-
-/// The bundled course with this id, validated; `Ok(None)` when no sample has it.
-pub async fn load_sample(id: &str) -> Result<Option<Course>, String> {
-    let Some((text, title)) = sample_text(id).await? else {
-        return Ok(None);
-    };
-    Course::from_json(&text)
-        .map(Some)
-        .map_err(|e| format!("The sample course \"{}\" could not be opened: {e}", title))
 }

@@ -34,6 +34,8 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
     let running = RwSignal::new(None::<u32>);
     let problem = RwSignal::new(None::<String>);
     let history = StoredValue::new(Vec::<HistoryLine>::new());
+    // The course file, read once per visit (a sample means two fetches).
+    let course_file = StoredValue::new(None::<String>);
 
     let ask = move || {
         let text = question.get_untracked().trim().to_owned();
@@ -64,8 +66,15 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
                 }
             };
             let course_id = session.course_id.get_value();
-            let course_json = match course_text(&course_id).await {
-                Ok(Some(text)) => text,
+            let course_json = match course_file.get_value() {
+                Some(text) => Ok(Some(text)),
+                None => course_text(&course_id).await,
+            };
+            let course_json = match course_json {
+                Ok(Some(text)) => {
+                    course_file.set_value(Some(text.clone()));
+                    text
+                }
                 Ok(None) => {
                     problem.set(Some(format!(
                         "The course \"{course_id}\" is no longer in the library."

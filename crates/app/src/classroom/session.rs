@@ -10,14 +10,11 @@ use leptos::prelude::*;
 
 use super::speech::WebSpeech;
 use crate::library::open_store;
+use crate::now_ms;
 use crate::preferences;
 
 /// How often the resume point is saved while playing, in page milliseconds.
 const SAVE_EVERY_MS: f64 = 4000.0;
-
-fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or_default()
-}
 
 fn resume_key(course_id: &str) -> String {
     format!("resume:{course_id}")

@@ -9,6 +9,7 @@ use leptos::task::spawn_local;
 use crate::ai;
 use crate::connection::{load_connection, save_connection, Connection, Role};
 use crate::i18n::*;
+use crate::now_ms;
 use crate::vault;
 
 /// Where a connection test stands.
@@ -23,10 +24,6 @@ enum TestState {
 
 /// A one-line outcome shown beside a control: `Ok` is a confirmation, `Err` an error with its fix.
 type Outcome = Option<Result<String, String>>;
-
-fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or_default()
-}
 
 /// One line for an outcome; a single element type whatever the outcome, which keeps the view code
 /// small (each distinct view type costs its own build and update code in the bundle).
