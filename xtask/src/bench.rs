@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use crate::project_root;
 
 /// The crates with criterion benches.
-const BENCHED: &[&str] = &["aula-timeline"];
+const BENCHED: &[&str] = &["aula-timeline", "aula-director"];
 
 /// The summary lines of a bench's output: `area: … ratio …`.
 pub fn summary_lines(output: &str) -> Vec<String> {
