@@ -10,6 +10,7 @@
 //! runtime; of Aula's crates only on `aula-course` and `aula-timeline`.
 
 pub mod layout;
+mod live;
 mod sentences;
 mod stage;
 
@@ -26,6 +27,7 @@ pub use stage::{
     BoardContent, BoardItem, Caption, CodeLine, DiscussionCue, Rect, Stage, LATEX_DEFAULT_HEIGHT,
 };
 
+use live::LiveLayer;
 use stage::{sentence_windows, Board, ScenePlan};
 
 /// The slowest and fastest playback speeds.
@@ -117,6 +119,9 @@ pub enum Command {
     SkipDiscussion,
     /// The learner is done with a quiz, interactive or project scene.
     FinishScene,
+    /// An action of the live classroom (an agent's drawing, spotlight, …), shown on top of the
+    /// lecture's stage of the current scene; see the `live` module for the rules.
+    Live(Action),
 }
 
 /// What the caller must do, in order.
@@ -216,6 +221,7 @@ pub struct CoursePlayer {
     /// every blocking action is current when some call returns, however long a frame took.
     fresh: bool,
     next_utterance: u64,
+    live: LiveLayer,
     stage: Stage,
 }
 
@@ -251,6 +257,7 @@ impl CoursePlayer {
             offered: None,
             fresh: false,
             next_utterance: 1,
+            live: LiveLayer::default(),
             stage: empty_stage(),
         };
         player.plan_all();
@@ -376,6 +383,7 @@ impl CoursePlayer {
                 }
             }
             Command::Resume => {
+                self.live.end_round();
                 if matches!(self.state, PlayState::Interrupted | PlayState::Paused) {
                     self.play(now_ms, &mut out);
                 }
@@ -386,6 +394,10 @@ impl CoursePlayer {
                     self.offered = None;
                     self.start_playing(now_ms, &mut out);
                 }
+            }
+            Command::Live(action) => {
+                let lecture = self.plan().map(|p| p.board_at(self.ms)).unwrap_or_default();
+                self.live.apply(self.scene, &lecture, &action);
             }
             Command::FinishScene => {
                 if self.scene_waits_for_learner() {
@@ -965,6 +977,7 @@ impl CoursePlayer {
     // ---- the view ----
 
     fn refresh_stage(&mut self) {
+        self.live.follow(self.scene);
         let Some(plan) = self.plan() else {
             self.stage = Stage {
                 state: self.state,
@@ -973,8 +986,10 @@ impl CoursePlayer {
             return;
         };
         let t = self.ms;
-        let board = plan.board_at(t);
-        let (spotlight, laser) = plan.effects_at(t);
+        let mut board = plan.board_at(t);
+        let mut effects = plan.effects_at(t);
+        self.live.overlay(self.scene, &mut board, &mut effects);
+        let (spotlight, laser) = effects;
         let spoken = self.speaking.map(|s| (s.segment, s.sentence));
         let caption = spoken
             .or_else(|| plan.speech_at(t))

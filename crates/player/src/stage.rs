@@ -158,7 +158,7 @@ impl Board {
     }
 }
 
-fn content_of(action: &Action) -> Option<BoardContent> {
+pub(crate) fn content_of(action: &Action) -> Option<BoardContent> {
     Some(match action {
         Action::WbDrawText(a) => BoardContent::Text(a.clone()),
         Action::WbDrawShape(a) => BoardContent::Shape(a.clone()),
@@ -184,7 +184,7 @@ fn content_of(action: &Action) -> Option<BoardContent> {
 }
 
 /// Where a drawing asks to go, before layout.
-fn requested_frame(action: &Action) -> Option<Rect> {
+pub(crate) fn requested_frame(action: &Action) -> Option<Rect> {
     let rect = |x, y, width, height| Rect {
         x,
         y,

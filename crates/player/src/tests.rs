@@ -1324,3 +1324,109 @@ proptest! {
         }
     }
 }
+
+// ---- the live classroom's actions ----
+
+#[test]
+fn a_live_drawing_opens_the_board_beside_the_lecture_and_stays_after_resume() {
+    let mut run = Run::new(
+        vec![
+            slide(
+                "s1",
+                vec![text("d1", "lecture", 100.0, 100.0), speech("sp", THREE)],
+            ),
+            slide("s2", vec![speech("sp2", THREE)]),
+        ],
+        captions(),
+    );
+    run.send(Command::SeekScene { scene: 0, ms: 1e9 });
+    run.send(Command::Interrupt);
+    run.send(Command::Live(wb_close("c")));
+    assert!(!run.stage().board_open);
+    run.send(Command::Live(text("live1", "answer", 110.0, 105.0)));
+    let stage = run.stage();
+    assert!(stage.board_open, "drawing opens the board");
+    assert_eq!(board_ids(stage), ["lecture", "answer"]);
+    assert!(stage.board[1].frame.overlap_share(&stage.board[0].frame) <= layout::BAD_OVERLAP);
+    assert_eq!(stage.board[1].progress, 1.0);
+
+    // A seek within the scene keeps the drawing: the lecture's fold is redone under it.
+    run.send(Command::SeekScene { scene: 0, ms: 0.0 });
+    assert_eq!(board_ids(run.stage()), ["answer"]);
+    run.send(Command::Resume);
+    assert!(board_ids(run.stage()).contains(&"answer"));
+
+    run.send(Command::NextScene);
+    assert!(
+        !board_ids(run.stage()).contains(&"answer"),
+        "another scene drops the live layer"
+    );
+    run.send(Command::PreviousScene);
+    assert!(!board_ids(run.stage()).contains(&"answer"));
+}
+
+#[test]
+fn live_clear_and_delete_hide_the_lectures_drawings_but_later_ones_show() {
+    let mut run = Run::new(
+        vec![slide(
+            "s1",
+            vec![
+                text("d1", "first", 50.0, 50.0),
+                shape("d2"),
+                text("d3", "later", 400.0, 400.0),
+            ],
+        )],
+        captions(),
+    );
+    run.send(Command::SeekScene {
+        scene: 0,
+        ms: (WB_OPEN_MS + 2 * WB_DRAW_MS) as f64 - 1.0,
+    });
+    assert_eq!(board_ids(run.stage()), ["first", "d2"]);
+    run.send(Command::Live(delete("x", "first")));
+    assert_eq!(board_ids(run.stage()), ["d2"]);
+    run.send(Command::Live(text("l1", "mine", 600.0, 50.0)));
+    run.send(Command::Live(clear("c")));
+    assert!(run.stage().board.is_empty());
+    run.send(Command::SeekScene { scene: 0, ms: 1e9 });
+    assert_eq!(board_ids(run.stage()), ["later"], "drawn after the clear");
+}
+
+#[test]
+fn live_spotlight_and_laser_show_until_the_lecture_resumes() {
+    let mut run = Run::new(vec![slide("s1", vec![speech("sp", THREE)])], captions());
+    run.send(Command::Play);
+    run.send(Command::Interrupt);
+    run.send(Command::Live(spotlight("s", "title")));
+    run.send(Command::Live(laser("l", "chart")));
+    assert_eq!(run.stage().spotlight, Some(("title".into(), 0.6)));
+    assert_eq!(run.stage().laser, Some(("chart".into(), "#ff0000".into())));
+    run.send(Command::Resume);
+    assert_eq!(run.stage().spotlight, None);
+    assert_eq!(run.stage().laser, None);
+}
+
+#[test]
+fn live_code_edits_apply_to_the_lectures_code_and_speech_changes_nothing() {
+    let mut run = Run::new(
+        vec![slide("s1", vec![code("k", "src", "a = 1\nb = 2")])],
+        captions(),
+    );
+    run.send(Command::SeekScene { scene: 0, ms: 1e9 });
+    let before = run.stage().clone();
+    run.send(Command::Live(speech("talk", "Just words.")));
+    assert_eq!(run.stage(), &before);
+    run.send(Command::Live(replace_line("e", "src", "L2", "b = 3")));
+    let BoardContent::Code { lines, .. } = &run.stage().board[0].content else {
+        panic!("the code block is gone: {:?}", run.stage().board);
+    };
+    assert_eq!(
+        lines.iter().map(|l| l.text.as_str()).collect::<Vec<_>>(),
+        ["a = 1", "b = 3"]
+    );
+    assert_eq!(
+        run.stage().board.len(),
+        1,
+        "the edited copy replaces the lecture's"
+    );
+}
