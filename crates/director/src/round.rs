@@ -468,7 +468,9 @@ pub async fn run_round(
             emit,
         )
         .await;
-        let interrupted = control.is_cancelled();
+        let cancelled = control.is_cancelled();
+        // A stream that failed mid-turn was cut off too: what it said is kept, marked so.
+        let interrupted = cancelled || outcome.failure.is_some();
         emit(RoundEvent::AgentEnd {
             agent_id: agent.id.clone(),
             text: outcome.text.clone(),
@@ -476,7 +478,7 @@ pub async fn run_round(
             interrupted,
         });
         record(round, history, agent, &outcome, interrupted);
-        if interrupted {
+        if cancelled {
             break RoundEnd::Cancelled;
         }
         if let Some(message) = outcome.failure {
@@ -929,6 +931,45 @@ mod tests {
             message.contains("rejected") && !message.contains("sk-test"),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_stream_cut_mid_turn_keeps_what_was_said_marked_as_cut_off() {
+        let agents = cast();
+        let t = teacher(&agents).clone();
+        let mut cut = sse(
+            r#"[{"type":"text","content":"Attention weighs every word against"#,
+            8,
+        );
+        cut.chunks.pop(); // no finish, no [DONE]
+        cut.ending = Some(aula_providers::TransportError::Network(
+            "connection reset".into(),
+        ));
+        let answers = vec![sse(&format!("{{\"next_agent\":\"{}\"}}", t.id), 50), cut];
+        let result = run(
+            &agents,
+            Mode::Questions,
+            answers,
+            "Explain attention",
+            &RoundControl::default(),
+        );
+        assert_eq!(result.end, RoundEnd::Failed);
+        let end = result
+            .events
+            .iter()
+            .find_map(|e| match e {
+                RoundEvent::AgentEnd {
+                    text, interrupted, ..
+                } => Some((text.clone(), *interrupted)),
+                _ => None,
+            })
+            .unwrap();
+        assert_eq!(end, ("Attention weighs every word against".into(), true));
+        assert!(result
+            .events
+            .iter()
+            .any(|e| matches!(e, RoundEvent::Error { agent_id: Some(id), .. } if *id == t.id)));
+        assert!(result.history.last().unwrap().interrupted);
     }
 
     #[test]

@@ -119,6 +119,9 @@ pub struct RoundUpdate {
     pub interrupted: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub action: Option<String>,
+    /// For `decision`: the director model was asked (not a code path).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub by_llm: bool,
     /// For `finished`: the round ended on an error.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed: bool,
@@ -136,7 +139,8 @@ impl RoundUpdate {
             ..named(event)
         };
         match event {
-            RoundEvent::Decision { decision, .. } => RoundUpdate {
+            RoundEvent::Decision { decision, by_llm } => RoundUpdate {
+                by_llm: *by_llm,
                 text: match decision {
                     crate::Decision::Agent(id) => id.clone(),
                     crate::Decision::User => "USER".into(),
@@ -219,6 +223,11 @@ mod tests {
             ),
             ("agent_end", Some("t"), "All of it.", true)
         );
+        let decided = RoundUpdate::of(&RoundEvent::Decision {
+            decision: Decision::Agent("t".into()),
+            by_llm: true,
+        });
+        assert!(decided.by_llm && decided.text == "t");
         let failed = RoundUpdate::of(&RoundEvent::Finished(RoundEnd::Failed));
         assert!(failed.event == "finished" && failed.failed);
         assert!(!RoundUpdate::of(&RoundEvent::Finished(RoundEnd::LearnersTurn)).failed);
