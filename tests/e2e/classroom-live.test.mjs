@@ -1,6 +1,6 @@
 // Asking the class during the lecture, against mock-llm: the lecture pauses, the round runs in
 // the AI worker (the director picks the teacher, the teacher's reply streams into a bubble, the
-// director ends the round), and the lecture goes on.
+// director ends the round, the teacher's drawing shows on the whiteboard), and the lecture goes on.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
@@ -67,6 +67,13 @@ test("a question pauses the lecture, the teacher answers in a streamed bubble, t
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "interrupted", null, { timeout: 10000 });
+  // The teacher's formula lands on the whiteboard while the round runs, the board open.
+  await page.waitForFunction(
+    () => document.querySelector("[data-testid=whiteboard]")?.classList.contains("open")
+      && document.querySelector("[data-testid=board-item].board-latex"),
+    null,
+    { timeout: 15000 },
+  );
   // The reply streams: the teacher's bubble is seen unfinished, then finished.
   await page.waitForFunction(() => document.querySelector("[data-testid=bubble][data-done=false]"), null, { timeout: 15000 });
   await page.waitForFunction(

@@ -1,6 +1,8 @@
 //! Ask the class: the learner's question pauses the lecture, a round runs in the AI worker (the
-//! director picks who answers, the agents' replies stream in), and the lecture goes on after it.
+//! director picks who answers, the agents' replies stream in, their drawings and spotlights show
+//! on the stage), and the lecture goes on after it.
 
+use aula_course::Action;
 use aula_director::round::{Mode, Models};
 use aula_director::wire::{HistoryLine, RoundJob, RoundOp};
 use aula_player::{Command, PlayState};
@@ -106,7 +108,9 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
                     done: true,
                 })
             });
-            let scene_index = session.stage.with_untracked(|s| s.scene_index);
+            let (scene_index, whiteboard_open) = session
+                .stage
+                .with_untracked(|s| (s.scene_index, s.board_open));
             let job = RoundJob {
                 op: RoundOp::Round,
                 id: 0,
@@ -117,7 +121,7 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
                 course_json,
                 scene_index,
                 learner: Default::default(),
-                whiteboard_open: false,
+                whiteboard_open,
                 mode: Mode::Questions,
                 max_turns: MAX_TURNS,
                 history: history.get_value(),
@@ -163,6 +167,13 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
                             interrupted,
                         })
                     });
+                }
+                // Drawings, spotlight and laser show on the stage as they arrive.
+                "action" => {
+                    let action = update.action.as_deref().map(serde_json::from_str::<Action>);
+                    if let Some(Ok(action)) = action {
+                        session.send(Command::Live(action));
+                    }
                 }
                 "error" => problem.set(Some(update.text)),
                 "finished" => {
