@@ -25,8 +25,12 @@ pub enum Job {
 }
 
 /// What the worker tells the page. Every job ends with exactly one `Done`, `Failed` or `Models`.
+///
+/// On the wire it is one JSON object tagged by `kind` (`{"kind": "text", "id": 3, "text": "Hi"}`),
+/// read and written through [`ReportRecord`], one flat struct: the same JSON as a tagged enum,
+/// but the page's bundle pays for a fraction of the code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(into = "ReportRecord", try_from = "ReportRecord")]
 pub enum Report {
     /// The worker has started and reads jobs.
     Ready,
@@ -124,6 +128,133 @@ impl Report {
     }
 }
 
+/// A [`Report`] as sent: every field any kind uses, absent when unused.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct ReportRecord {
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    id: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    input: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    cached: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    attempt: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    wait_ms: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    message: Option<String>,
+    /// For `models`: absent when the provider has no list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    models: Option<Vec<String>>,
+}
+
+impl From<Report> for ReportRecord {
+    fn from(report: Report) -> ReportRecord {
+        let of = |kind: &str, id: u32| ReportRecord {
+            kind: kind.to_owned(),
+            id: Some(id),
+            ..ReportRecord::default()
+        };
+        match report {
+            Report::Ready => ReportRecord {
+                kind: "ready".into(),
+                ..ReportRecord::default()
+            },
+            Report::Text { id, text } => ReportRecord {
+                text: Some(text),
+                ..of("text", id)
+            },
+            Report::Thinking { id, text } => ReportRecord {
+                text: Some(text),
+                ..of("thinking", id)
+            },
+            Report::ThinkingEnd { id } => of("thinking_end", id),
+            Report::Json { id, text } => ReportRecord {
+                text: Some(text),
+                ..of("json", id)
+            },
+            Report::Usage {
+                id,
+                input,
+                output,
+                cached,
+            } => ReportRecord {
+                input: Some(input),
+                output: Some(output),
+                cached: Some(cached),
+                ..of("usage", id)
+            },
+            Report::Retrying {
+                id,
+                attempt,
+                wait_ms,
+                message,
+            } => ReportRecord {
+                attempt: Some(attempt),
+                wait_ms: Some(wait_ms),
+                message: Some(message),
+                ..of("retrying", id)
+            },
+            Report::Failed { id, message } => ReportRecord {
+                message: Some(message),
+                ..of("failed", id)
+            },
+            Report::Done { id } => of("done", id),
+            Report::Models { id, models } => ReportRecord {
+                models,
+                ..of("models", id)
+            },
+        }
+    }
+}
+
+impl TryFrom<ReportRecord> for Report {
+    type Error = String;
+
+    fn try_from(record: ReportRecord) -> Result<Report, String> {
+        let missing = |field: &str| format!("a \"{}\" report without \"{field}\"", record.kind);
+        if record.kind == "ready" {
+            return Ok(Report::Ready);
+        }
+        let id = record.id.ok_or_else(|| missing("id"))?;
+        let text = || record.text.clone().ok_or_else(|| missing("text"));
+        let message = || record.message.clone().ok_or_else(|| missing("message"));
+        Ok(match record.kind.as_str() {
+            "text" => Report::Text { id, text: text()? },
+            "thinking" => Report::Thinking { id, text: text()? },
+            "thinking_end" => Report::ThinkingEnd { id },
+            "json" => Report::Json { id, text: text()? },
+            "usage" => Report::Usage {
+                id,
+                input: record.input.unwrap_or_default(),
+                output: record.output.unwrap_or_default(),
+                cached: record.cached.unwrap_or_default(),
+            },
+            "retrying" => Report::Retrying {
+                id,
+                attempt: record.attempt.ok_or_else(|| missing("attempt"))?,
+                wait_ms: record.wait_ms.ok_or_else(|| missing("wait_ms"))?,
+                message: message()?,
+            },
+            "failed" => Report::Failed {
+                id,
+                message: message()?,
+            },
+            "done" => Report::Done { id },
+            "models" => Report::Models {
+                id,
+                models: record.models.clone(),
+            },
+            other => return Err(format!("an unknown report kind \"{other}\"")),
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,9 +288,43 @@ mod tests {
                 id: 8,
                 models: None,
             },
+            Report::Models {
+                id: 8,
+                models: Some(vec!["m1".into()]),
+            },
+            Report::Usage {
+                id: 9,
+                input: 10,
+                output: 2,
+                cached: 1,
+            },
+            Report::of(9, StreamEvent::ThinkingDelta("hm".into())),
+            Report::of(9, StreamEvent::ThinkingEnd),
+            Report::of(9, StreamEvent::JsonDelta("{".into())),
         ] {
             let text = serde_json::to_string(&report).unwrap();
             assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), report);
+        }
+        // The JSON is the tagged object the page has always read.
+        assert_eq!(
+            serde_json::to_string(&Report::of(3, StreamEvent::TextDelta("Hi".into()))).unwrap(),
+            r#"{"kind":"text","id":3,"text":"Hi"}"#
+        );
+        assert_eq!(
+            serde_json::to_string(&Report::Models {
+                id: 8,
+                models: None
+            })
+            .unwrap(),
+            r#"{"kind":"models","id":8}"#
+        );
+        for broken in [
+            r#"{"kind":"text","id":3}"#,
+            r#"{"kind":"done"}"#,
+            r#"{"kind":"teleport","id":3}"#,
+            r#"{"kind":"failed","id":3}"#,
+        ] {
+            assert!(serde_json::from_str::<Report>(broken).is_err(), "{broken}");
         }
         let failed = Report::of(
             7,
