@@ -111,6 +111,9 @@ pub enum Command {
     PreviousScene,
     SetSpeed(f64),
     SetCaptionsOnly(bool),
+    /// Whether an AI provider is ready, so discussions without a recording are offered and run
+    /// live (the app learns it after the player is made). The position is kept.
+    SetLiveDiscussion(bool),
     /// The learner wants the floor: stop at a clean point.
     Interrupt,
     /// Go on after an interruption (or a pause).
@@ -374,6 +377,7 @@ impl CoursePlayer {
             }
             Command::SetSpeed(speed) => self.set_speed(speed, now_ms, &mut out),
             Command::SetCaptionsOnly(on) => self.set_captions_only(on, now_ms, &mut out),
+            Command::SetLiveDiscussion(on) => self.set_live_discussion(on, now_ms),
             Command::Interrupt => {
                 if matches!(
                     self.state,
@@ -942,6 +946,24 @@ impl CoursePlayer {
         }
     }
 
+    fn set_live_discussion(&mut self, on: bool, now: f64) {
+        if self.options.live_discussion == on {
+            return;
+        }
+        self.options.live_discussion = on;
+        // Discussions change length (a skipped one takes no time): plan again, same place.
+        self.plans.clear();
+        self.plan_all();
+        self.ms = self.ms.clamp(0.0, self.total_ms());
+        self.cursor = self.locate(self.ms);
+        if self.anchor.is_some() {
+            self.anchor = Some(Anchor {
+                wall: now,
+                ms: self.ms,
+            });
+        }
+    }
+
     fn accept_discussion(&mut self, now: f64, out: &mut Vec<Output>) {
         if self.state != PlayState::DiscussionOffered {
             return;
@@ -1009,6 +1031,7 @@ impl CoursePlayer {
                 match &plan.timeline.segments[index].action {
                     Action::Discussion(d) => Some(DiscussionCue {
                         topic: d.topic.clone(),
+                        prompt: d.prompt.clone(),
                         agent_id: d.agent_id.clone().or_else(|| self.first_classmate()),
                         has_recording: !d.recording.is_empty(),
                     }),

@@ -49,6 +49,8 @@ pub struct Caption {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiscussionCue {
     pub topic: String,
+    /// How the discussion should go, when the course says.
+    pub prompt: Option<String>,
     /// Who opens the discussion; a classmate when the script names nobody.
     pub agent_id: Option<String>,
     pub has_recording: bool,

@@ -956,6 +956,7 @@ fn a_recorded_discussion_is_offered_and_accepting_plays_its_turns_then_goes_on()
         run.stage().discussion,
         Some(DiscussionCue {
             topic: "Do plants breathe at night?".into(),
+            prompt: None,
             agent_id: Some("mia".into()),
             has_recording: true
         })
@@ -1066,6 +1067,45 @@ fn with_a_provider_a_discussion_is_offered_and_accepting_hands_over_to_the_live_
     assert!(!run.stage().discussion.as_ref().unwrap().has_recording);
     let out = run.send(Command::AcceptDiscussion);
     assert_eq!(out, [Output::StateChanged(PlayState::Interrupted)]);
+    run.send(Command::Resume);
+    assert_eq!(run.caption().as_deref(), Some("After."));
+}
+
+#[test]
+fn a_provider_found_after_the_player_was_made_turns_skipped_discussions_into_offers() {
+    let scenes = vec![slide(
+        "s1",
+        vec![
+            speech("a0", "Before."),
+            discussion("d", &[]),
+            speech("a1", "After."),
+        ],
+    )];
+    let mut run = Run::new(scenes, captions());
+    let skipped_total = run.player.scene_timeline(0).total_ms;
+    run.send(Command::SetLiveDiscussion(true));
+    assert!(
+        run.player.scene_timeline(0).total_ms > skipped_total,
+        "the discussion takes its time again"
+    );
+    assert!(
+        run.stage().notices.is_empty(),
+        "no 'needs a provider' notice"
+    );
+    run.send(Command::Play);
+    run.wait(1100.0 + DISCUSSION_TRIGGER_DELAY_MS as f64);
+    assert_eq!(run.state(), PlayState::DiscussionOffered);
+    let cue = run.stage().discussion.clone().unwrap();
+    assert!(!cue.has_recording);
+    assert_eq!(cue.topic, "Do plants breathe at night?");
+    assert_eq!(cue.agent_id.as_deref(), Some("mia"));
+    // Saying it again changes nothing; the offer stands.
+    assert!(run.send(Command::SetLiveDiscussion(true)).is_empty());
+    assert_eq!(run.state(), PlayState::DiscussionOffered);
+    assert_eq!(
+        run.send(Command::AcceptDiscussion),
+        [Output::StateChanged(PlayState::Interrupted)]
+    );
     run.send(Command::Resume);
     assert_eq!(run.caption().as_deref(), Some("After."));
 }
