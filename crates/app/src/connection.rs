@@ -2,7 +2,7 @@
 //! role. Kept in IndexedDB only (the `settings` store), never in localStorage, never logged, and
 //! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
 
-use aula_providers::{preset, Dialect, Endpoint, Preset, PRESETS};
+use aula_providers::{preset, Dialect, Endpoint, KeyNeed, Preset, PRESETS};
 use aula_storage::{get_json, put_json, Collection, StoreError};
 use serde::{Deserialize, Serialize};
 
@@ -94,6 +94,11 @@ impl Connection {
         self.sealed_key.is_some() && self.api_key.is_none()
     }
 
+    /// Whether a call can go out now: the key is unlocked, and present where the provider needs one.
+    pub fn ready(&self) -> bool {
+        !self.is_locked() && (self.api_key.is_some() || self.preset().key != KeyNeed::Required)
+    }
+
     /// What the settings page may show of the key: its first and last few characters.
     pub fn masked_key(&self) -> Option<String> {
         let key = self.api_key.as_deref()?.trim();
@@ -121,6 +126,27 @@ impl Connection {
 pub async fn load_connection() -> Result<Option<Connection>, StoreError> {
     let store = open_store().await?;
     get_json(&store, Collection::Settings, SETTINGS_KEY).await
+}
+
+/// Why no AI call can go out now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unusable {
+    /// No provider set up, or its key is missing.
+    NotSetUp,
+    /// The key is sealed with a passphrase that has not been given this visit.
+    Locked,
+    /// The settings could not be read.
+    Unreadable(String),
+}
+
+/// The connection, when a call can go out now.
+pub async fn usable_connection() -> Result<Connection, Unusable> {
+    match load_connection().await {
+        Ok(Some(c)) if c.ready() => Ok(c),
+        Ok(Some(c)) if c.is_locked() => Err(Unusable::Locked),
+        Ok(_) => Err(Unusable::NotSetUp),
+        Err(error) => Err(Unusable::Unreadable(error.to_string())),
+    }
 }
 
 /// Saves the connection; a protected key is stored sealed only, never in the clear.

@@ -7,6 +7,7 @@
 //! async runtime: the caller makes the LLM call and hands the reply text back.
 
 pub mod conversation;
+pub mod grading;
 pub mod model;
 pub mod prompt;
 pub mod reply;

@@ -367,7 +367,7 @@ fn board_guidance(role: AgentRole) -> &'static str {
     }
 }
 
-fn language_name(tag: &str) -> String {
+pub(crate) fn language_name(tag: &str) -> String {
     let primary = tag
         .split(['-', '_'])
         .next()

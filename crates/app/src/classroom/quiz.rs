@@ -1,15 +1,36 @@
-//! A quiz scene: answer, check, read the explanations, see the score, continue.
+//! A quiz scene: answer, check, read the explanations, see the score, continue. Choice
+//! questions are graded by code; with an AI provider the course's teacher grades each short
+//! answer (one call each, `director::grading`), otherwise the learner marks it against the model
+//! answer, told why. The teacher's grade is shown in the question's verdict line, so it costs the
+//! page no view code of its own.
 
 use std::collections::BTreeMap;
 
 use aula_course::quiz::{grade, Answer, Grade};
 use aula_course::scene::QuizQuestion;
+use aula_director::grading::{grading_request, parse_grade};
 use aula_player::Command;
+use aula_providers::wire::Report;
 use aula_render::markdown_to_html;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
 
 use super::session::Session;
+use crate::ai;
+use crate::connection::{usable_connection, Role, Unusable};
 use crate::i18n::*;
+
+/// Where the teacher's grading of one short answer stands.
+#[derive(Debug, Clone, PartialEq)]
+enum TeacherMark {
+    Grading,
+    Graded {
+        score: u32,
+        feedback: String,
+    },
+    /// The learner marks it; why the teacher did not, as the learner reads it.
+    SelfMark(String),
+}
 
 #[component]
 pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
@@ -23,7 +44,11 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
     // Short answers are compared with the model answer by the learner.
     let self_marked = RwSignal::new(BTreeMap::<String, bool>::new());
     let checked = RwSignal::new(false);
+    let teacher_marks = RwSignal::new(BTreeMap::<String, TeacherMark>::new());
+    // Counts checks, so a grade that arrives after "Try again" is dropped.
+    let attempt = StoredValue::new(0u32);
     let questions = StoredValue::new(questions);
+    let teacher = session.course(|c| c.teacher().map(|t| t.name.clone()));
 
     let grades = Memo::new(move |_| {
         questions.with_value(|qs| {
@@ -37,7 +62,12 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                     });
                     if g.correct.is_none() {
                         let ok = self_marked.with(|m| m.get(q.id()).copied().unwrap_or(false));
-                        g.earned = if ok { g.possible } else { 0 };
+                        g.earned = teacher_marks.with(|m| match m.get(q.id()) {
+                            Some(TeacherMark::Graded { score, .. }) => (*score).min(g.possible),
+                            Some(TeacherMark::Grading) => 0,
+                            _ if ok => g.possible,
+                            _ => 0,
+                        });
                     }
                     (q.id().to_owned(), g)
                 })
@@ -54,10 +84,87 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
         questions.with_value(|qs| answers.with(|a| qs.iter().all(|q| a.contains_key(q.id()))))
     };
 
+    // Checking shows every verdict at once and sends each short answer to the teacher.
+    let check = move |_| {
+        checked.set(true);
+        attempt.update_value(|a| *a += 1);
+        let this = attempt.get_value();
+        let mark = move |id: String, mark: TeacherMark| {
+            if attempt.get_value() == this {
+                teacher_marks.try_update(|m| m.insert(id, mark));
+            }
+        };
+        let to_grade: Vec<_> = questions.with_value(|qs| {
+            qs.iter()
+                .filter_map(
+                    |q| match (q, answers.with_untracked(|a| a.get(q.id()).cloned())) {
+                        (QuizQuestion::Short(q), Some(Answer::Short(text))) => Some((
+                            q.id.clone(),
+                            q.points,
+                            session.course(|c| grading_request(c, q, &text)),
+                        )),
+                        _ => None,
+                    },
+                )
+                .collect()
+        });
+        if to_grade.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            let endpoint = match usable_connection().await {
+                Ok(connection) => connection.endpoint(Role::Agents),
+                Err(why) => {
+                    let why = match why {
+                        Unusable::Locked => t_string!(i18n, grade_unlock).to_owned(),
+                        Unusable::NotSetUp => t_string!(i18n, grade_needs_provider).to_owned(),
+                        Unusable::Unreadable(error) => {
+                            i18n.fill(Key::grade_failed, &[("reason", error)])
+                        }
+                    };
+                    for (id, _, _) in to_grade {
+                        mark(id, TeacherMark::SelfMark(why.clone()));
+                    }
+                    return;
+                }
+            };
+            // Every call goes out at once; each grade shows when its reply has ended.
+            for (id, points, request) in to_grade {
+                mark(id.clone(), TeacherMark::Grading);
+                let mut reply = String::new();
+                ai::chat(endpoint.clone(), request, true, move |report| {
+                    let outcome = match report {
+                        Report::Text { text, .. } | Report::Json { text, .. } => {
+                            reply.push_str(&text);
+                            return;
+                        }
+                        Report::Done { .. } => {
+                            parse_grade(&reply, points).map_err(|e| e.to_string())
+                        }
+                        Report::Failed { message, .. } => Err(message),
+                        _ => return,
+                    };
+                    mark(
+                        id.clone(),
+                        match outcome {
+                            Ok(g) => TeacherMark::Graded {
+                                score: g.score,
+                                feedback: g.feedback,
+                            },
+                            Err(reason) => TeacherMark::SelfMark(
+                                i18n.fill(Key::grade_failed, &[("reason", reason)]),
+                            ),
+                        },
+                    );
+                });
+            }
+        });
+    };
+
     let question_views = questions.with_value(|qs| {
         qs.iter()
             .enumerate()
-            .map(|(number, q)| view! { <QuestionCard number=number + 1 question=q.clone() answers=answers self_marked=self_marked checked=checked grades=grades/> })
+            .map(|(number, q)| view! { <QuestionCard number=number + 1 question=q.clone() answers=answers self_marked=self_marked checked=checked grades=grades teacher_marks=teacher_marks teacher=teacher.clone()/> })
             .collect_view()
     });
 
@@ -68,7 +175,7 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                 <Show
                     when=move || checked.get()
                     fallback=move || view! {
-                        <button class="primary" data-testid="quiz-check" disabled=move || !all_answered() on:click=move |_| checked.set(true)>
+                        <button class="primary" data-testid="quiz-check" disabled=move || !all_answered() on:click=check>
                             {t!(i18n, quiz_check)}
                         </button>
                         <span class="hint">{move || (!all_answered()).then(|| t_string!(i18n, quiz_answer_all))}</span>
@@ -77,7 +184,7 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                     <p class="quiz-score" data-testid="quiz-score" role="status">
                         {t!(i18n, quiz_score, earned = move || score().0, possible = move || score().1)}
                     </p>
-                    <button class="secondary" on:click=move |_| { checked.set(false); answers.set(BTreeMap::new()); self_marked.set(BTreeMap::new()); }>
+                    <button class="secondary" on:click=move |_| { checked.set(false); answers.set(BTreeMap::new()); self_marked.set(BTreeMap::new()); attempt.update_value(|a| *a += 1); teacher_marks.set(BTreeMap::new()); }>
                         {t!(i18n, quiz_retry)}
                     </button>
                     <button class="primary" data-testid="quiz-continue" on:click=move |_| session.send(Command::FinishScene)>
@@ -97,6 +204,9 @@ fn QuestionCard(
     self_marked: RwSignal<BTreeMap<String, bool>>,
     checked: RwSignal<bool>,
     grades: Memo<BTreeMap<String, Grade>>,
+    teacher_marks: RwSignal<BTreeMap<String, TeacherMark>>,
+    /// The course teacher's name, when the course has one.
+    teacher: Option<String>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     let id = question.id().to_owned();
@@ -106,14 +216,36 @@ fn QuestionCard(
         QuizQuestion::Short(q) => (q.question.clone(), q.explanation.clone(), q.points),
     };
     let verdict_id = id.clone();
+    // A short answer's verdict is the teacher's grade and feedback, or why the learner marks it.
     let verdict = Memo::new(move |_| {
-        grades
-            .with(|g| g.get(&verdict_id).cloned())
-            .map(|g| match g.correct {
-                Some(true) => ("correct", t_string!(i18n, quiz_correct).to_string()),
-                Some(false) => ("wrong", t_string!(i18n, quiz_wrong).to_string()),
-                None => ("self", t_string!(i18n, quiz_self).to_string()),
-            })
+        let g = grades.with(|g| g.get(&verdict_id).cloned())?;
+        let mark = teacher_marks.with(|m| m.get(&verdict_id).cloned());
+        Some(match (g.correct, mark) {
+            (Some(true), _) => ("correct", t_string!(i18n, quiz_correct).to_string()),
+            (Some(false), _) => ("wrong", t_string!(i18n, quiz_wrong).to_string()),
+            (None, Some(TeacherMark::Grading)) => {
+                ("grading", t_string!(i18n, grade_grading).to_string())
+            }
+            (None, Some(TeacherMark::Graded { score, feedback })) => (
+                "graded",
+                i18n.fill(
+                    Key::grade_result,
+                    &[
+                        (
+                            "teacher",
+                            teacher
+                                .clone()
+                                .unwrap_or_else(|| t_string!(i18n, grade_teacher).to_owned()),
+                        ),
+                        ("score", score.to_string()),
+                        ("points", g.possible.to_string()),
+                        ("feedback", feedback),
+                    ],
+                ),
+            ),
+            (None, Some(TeacherMark::SelfMark(why))) => ("self", why),
+            (None, None) => ("self", t_string!(i18n, quiz_self).to_string()),
+        })
     });
     let body = match question {
         QuizQuestion::Single(q) => choice_options(
@@ -157,7 +289,7 @@ fn QuestionCard(
             <p class="question-prompt"><span class="question-number">{number}"."</span> {prompt} <span class="points">{t!(i18n, quiz_points, points = move || points)}</span></p>
             <div class="options">{body}</div>
             <Show when=move || checked.get()>
-                {move || verdict.get().map(|(class, text)| view! { <p class=format!("verdict {class}")>{text}</p> })}
+                {move || verdict.get().map(|(class, text)| view! { <p class=format!("verdict {class}") data-testid="grade" data-state=class>{text}</p> })}
                 {explanation.clone().map(|e| view! { <div class="explanation" inner_html=markdown_to_html(&e)></div> })}
             </Show>
         </li>
