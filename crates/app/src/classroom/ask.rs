@@ -1,203 +1,272 @@
-//! Ask the class: the learner's question pauses the lecture, a round runs in the AI worker (the
-//! director picks who answers, the agents' replies stream in, their drawings and spotlights show
-//! on the stage), and the lecture goes on after it.
+//! The live classroom under the stage: the learner asks (typing, or speaking where the browser
+//! recognizes speech), the lecture pauses, a round runs in the AI worker (the director picks who
+//! speaks, the agents' replies stream in as bubbles, their drawings and spotlights show on the
+//! stage), and the lecture goes on after it. A scene's discussion runs the same way, opened by
+//! its classmate. The conversation is the fold of its event log (`class_log`), so a reload shows
+//! every finished turn and the learner carries on where they were.
 
 use aula_course::Action;
+use aula_director::model::DiscussionContext;
 use aula_director::round::{Mode, Models};
 use aula_director::wire::{HistoryLine, RoundJob, RoundOp};
-use aula_player::{Command, PlayState};
+use aula_player::{Command, DiscussionCue, PlayState};
+use aula_storage::session::{LoggedEvent, SessionEvent, SessionView, ViewMessage, ViewSpeaker};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
+use super::class_log::{session_event, ClassLog};
+use super::voice_input::VoiceInput;
 use super::Session;
 use crate::ai;
-use crate::connection::{load_connection, Role};
+use crate::connection::{usable_connection, Role, Unusable};
 use crate::i18n::*;
 use crate::library::course_text;
-
-/// One line of the conversation as shown.
-#[derive(Debug, Clone, PartialEq)]
-struct Bubble {
-    /// `None` for the learner.
-    agent: Option<String>,
-    text: String,
-    thinking: String,
-    done: bool,
-}
 
 /// Agent turns per round.
 const MAX_TURNS: u32 = 6;
 
-#[component]
-pub fn AskTheClass(session: Session) -> impl IntoView {
-    let i18n = use_i18n();
-    let question = RwSignal::new(String::new());
-    let bubbles = RwSignal::new(Vec::<Bubble>::new());
-    let running = RwSignal::new(None::<u32>);
-    let problem = RwSignal::new(None::<String>);
-    let history = StoredValue::new(Vec::<HistoryLine>::new());
-    // The course file, read once per visit (a sample means two fetches).
-    let course_file = StoredValue::new(None::<String>);
+/// The classroom's conversation: its state is the fold of the session log, and every change
+/// goes through [`Conversation::record`], which writes the log too.
+#[derive(Clone, Copy)]
+pub struct Conversation {
+    session: Session,
+    i18n: I18n,
+    log: ClassLog,
+    /// An AI provider is usable: discussions run live.
+    pub live: RwSignal<bool>,
+    /// The fold of the log, shown as bubbles.
+    pub view: RwSignal<SessionView>,
+    /// The log has been read back; asking waits for it so nothing interleaves.
+    pub restored: RwSignal<bool>,
+    /// The round running in the AI worker, by job id.
+    pub running: RwSignal<Option<u32>>,
+    pub problem: RwSignal<Option<String>>,
+    /// The course file, read once per visit (a sample means two fetches).
+    course_file: StoredValue<Option<String>>,
+}
 
-    let ask = move || {
-        let text = question.get_untracked().trim().to_owned();
-        if text.is_empty() || running.get_untracked().is_some() {
-            return;
-        }
-        problem.set(None);
+impl Conversation {
+    pub fn new(session: Session) -> Conversation {
+        let view = RwSignal::new(SessionView::default());
+        let restored = RwSignal::new(false);
+        let log = ClassLog::open(
+            session.course_id.get_value(),
+            session.course(|c| c.title.clone()),
+            move |saved| {
+                view.try_set(saved);
+                restored.try_set(true);
+            },
+        );
+        let live = RwSignal::new(false);
         spawn_local(async move {
-            let connection = match load_connection().await {
-                Ok(Some(c))
-                    if !c.is_locked()
-                        && (c.api_key.is_some()
-                            || c.preset().key != aula_providers::KeyNeed::Required) =>
-                {
-                    c
-                }
-                Ok(Some(c)) if c.is_locked() => {
-                    problem.set(Some(t_string!(i18n, ask_unlock).to_owned()));
-                    return;
-                }
-                Ok(_) => {
-                    problem.set(Some(t_string!(i18n, ask_needs_provider).to_owned()));
-                    return;
-                }
-                Err(error) => {
-                    problem.set(Some(error.to_string()));
-                    return;
-                }
-            };
-            let course_id = session.course_id.get_value();
-            let course_json = match course_file.get_value() {
-                Some(text) => Ok(Some(text)),
-                None => course_text(&course_id).await,
-            };
-            let course_json = match course_json {
+            if usable_connection().await.is_ok() {
+                live.try_set(true);
+                session.send(Command::SetLiveDiscussion(true));
+            }
+        });
+        Conversation {
+            session,
+            i18n: use_i18n(),
+            log,
+            live,
+            view,
+            restored,
+            running: RwSignal::new(None),
+            problem: RwSignal::new(None),
+            course_file: StoredValue::new(None),
+        }
+    }
+
+    /// Applies one event to what the learner sees and appends it to the log.
+    fn record(&self, event: SessionEvent) {
+        self.view.update(|view| {
+            let seq = view.last_seq + 1;
+            view.apply(&LoggedEvent {
+                seq,
+                at_ms: 0,
+                event: event.clone(),
+            })
+        });
+        self.log.append(event);
+    }
+
+    /// The learner's question. `Err` keeps the question in the box, with the reason shown.
+    pub async fn ask(self, text: String) -> Result<(), ()> {
+        let i18n = self.i18n;
+        self.start_round(Mode::Questions, Some(text), |why| match why {
+            Unusable::NotSetUp => t_string!(i18n, ask_needs_provider).to_owned(),
+            Unusable::Locked => t_string!(i18n, ask_unlock).to_owned(),
+            Unusable::Unreadable(error) => error,
+        })
+        .await
+    }
+
+    /// A scene's discussion, run live: the player has already stopped for it.
+    pub fn discuss(self, cue: DiscussionCue) {
+        let i18n = self.i18n;
+        spawn_local(async move {
+            let mode = Mode::Discussion(DiscussionContext {
+                topic: cue.topic,
+                prompt: cue.prompt,
+                initiator: cue.agent_id,
+            });
+            let started = self
+                .start_round(mode, None, |why| match why {
+                    Unusable::Unreadable(error) => error,
+                    _ => t_string!(i18n, ask_needs_provider).to_owned(),
+                })
+                .await;
+            if started.is_err() {
+                self.session.send(Command::Resume);
+            }
+        });
+    }
+
+    async fn start_round(
+        self,
+        mode: Mode,
+        question: Option<String>,
+        explain: impl Fn(Unusable) -> String,
+    ) -> Result<(), ()> {
+        if self.running.get_untracked().is_some() || !self.restored.get_untracked() {
+            return Err(());
+        }
+        self.problem.set(None);
+        let fail = |message: String| {
+            self.problem.set(Some(message));
+            Err(())
+        };
+        let connection = match usable_connection().await {
+            Ok(connection) => connection,
+            Err(why) => return fail(explain(why)),
+        };
+        let course_id = self.session.course_id.get_value();
+        let course_json = match self.course_file.get_value() {
+            Some(text) => text,
+            None => match course_text(&course_id).await {
                 Ok(Some(text)) => {
-                    course_file.set_value(Some(text.clone()));
+                    self.course_file.set_value(Some(text.clone()));
                     text
                 }
                 Ok(None) => {
-                    problem.set(Some(format!(
+                    return fail(format!(
                         "The course \"{course_id}\" is no longer in the library."
-                    )));
-                    return;
+                    ))
                 }
-                Err(error) => {
-                    problem.set(Some(error));
-                    return;
-                }
-            };
-            let was_playing = session
+                Err(error) => return fail(error),
+            },
+        };
+        let discussing = matches!(mode, Mode::Discussion(_));
+        let was_playing = discussing
+            || self
+                .session
                 .stage
                 .with_untracked(|s| s.state == PlayState::Playing);
-            session.send(Command::Interrupt);
-            question.set(String::new());
-            history.update_value(|h| {
-                h.push(HistoryLine {
-                    who: "learner".into(),
-                    text: text.clone(),
-                    interrupted: false,
-                })
-            });
-            bubbles.update(|b| {
-                b.push(Bubble {
-                    agent: None,
-                    text,
-                    thinking: String::new(),
-                    done: true,
-                })
-            });
-            let (scene_index, whiteboard_open) = session
-                .stage
-                .with_untracked(|s| (s.scene_index, s.board_open));
-            let job = RoundJob {
-                op: RoundOp::Round,
-                id: 0,
-                models: Models {
-                    director: connection.endpoint(Role::Director),
-                    agents: connection.endpoint(Role::Agents),
-                },
-                course_json,
-                scene_index,
-                learner: Default::default(),
-                whiteboard_open,
-                mode: Mode::Questions,
-                max_turns: MAX_TURNS,
-                history: history.get_value(),
-            };
-            let id = ai::round(job, move |update| match update.event.as_str() {
-                "agent_start" => bubbles.update(|b| {
-                    b.push(Bubble {
-                        agent: update.agent_id,
-                        text: String::new(),
-                        thinking: String::new(),
-                        done: false,
-                    })
-                }),
-                "text" => bubbles.update(|b| {
-                    if let Some(last) = b.last_mut() {
-                        last.text.push_str(&update.text);
-                    }
-                }),
-                "thinking" => bubbles.update(|b| {
-                    if let Some(last) = b.last_mut() {
-                        last.thinking.push_str(&update.text);
-                    }
-                }),
-                "agent_end" => {
-                    bubbles.update(|b| {
-                        if let Some(last) = b.last_mut() {
-                            last.done = true;
-                            last.thinking.clear();
-                        }
-                        // A turn that said nothing leaves no empty bubble.
-                        if b.last()
-                            .is_some_and(|l| l.agent.is_some() && l.text.trim().is_empty())
-                        {
-                            b.pop();
-                        }
-                    });
-                    let who = update.agent_id.unwrap_or_default();
-                    let (text, interrupted) = (update.text, update.interrupted);
-                    history.update_value(|h| {
-                        h.push(HistoryLine {
-                            who,
-                            text,
-                            interrupted,
-                        })
-                    });
-                }
+        if let Some(text) = question {
+            self.session.send(Command::Interrupt);
+            // Written before anything else happens, so a crash never loses it.
+            self.record(SessionEvent::UserMessage { text });
+        }
+        let (scene_index, whiteboard_open) = self
+            .session
+            .stage
+            .with_untracked(|s| (s.scene_index, s.board_open));
+        let job = RoundJob {
+            op: RoundOp::Round,
+            id: 0,
+            models: Models {
+                director: connection.endpoint(Role::Director),
+                agents: connection.endpoint(Role::Agents),
+            },
+            course_json,
+            scene_index,
+            learner: Default::default(),
+            whiteboard_open,
+            mode,
+            max_turns: MAX_TURNS,
+            history: self.view.with_untracked(history),
+        };
+        let id = ai::round(job, move |update| {
+            if let Some(event) = session_event(&update) {
+                self.record(event);
+            }
+            match update.event.as_str() {
                 // Drawings, spotlight and laser show on the stage as they arrive.
                 "action" => {
                     let action = update.action.as_deref().map(serde_json::from_str::<Action>);
                     if let Some(Ok(action)) = action {
-                        session.send(Command::Live(action));
+                        self.session.send(Command::Live(action));
                     }
                 }
-                "error" => problem.set(Some(update.text)),
+                "error" => self.problem.set(Some(update.text)),
                 "finished" => {
-                    running.set(None);
+                    self.running.set(None);
                     if !update.failed && was_playing {
-                        session.send(Command::Resume);
+                        self.session.send(Command::Resume);
                     }
                 }
                 _ => {}
-            });
-            running.set(Some(id));
+            }
         });
-    };
-    let stop = move |_| {
-        if let Some(id) = running.get_untracked() {
+        self.running.set(Some(id));
+        Ok(())
+    }
+
+    pub fn stop(&self) {
+        if let Some(id) = self.running.get_untracked() {
             ai::abort(id);
         }
-    };
+    }
 
-    let bubble_view = move |bubble: Bubble| {
-        let agent = bubble
-            .agent
-            .as_deref()
-            .and_then(|id| session.course(|c| c.agent(id).cloned()));
+    /// The next question starts a new conversation; this one stays in the log.
+    pub fn start_over(&self) {
+        if self.running.get_untracked().is_none() {
+            self.log.start_over();
+            self.view.set(SessionView::default());
+            self.problem.set(None);
+        }
+    }
+}
+
+/// The conversation as the round job carries it: every message that said something.
+fn history(view: &SessionView) -> Vec<HistoryLine> {
+    view.messages
+        .iter()
+        .filter(|m| !m.text.trim().is_empty())
+        .map(|m| HistoryLine {
+            who: match &m.speaker {
+                ViewSpeaker::Learner => "learner".to_owned(),
+                ViewSpeaker::Agent(id) => id.clone(),
+            },
+            text: m.text.clone(),
+            interrupted: m.interrupted,
+        })
+        .collect()
+}
+
+#[component]
+pub fn AskTheClass(talk: Conversation) -> impl IntoView {
+    let i18n = use_i18n();
+    let session = talk.session;
+    let question = RwSignal::new(String::new());
+    let ask = move || {
+        let text = question.get_untracked().trim().to_owned();
+        if text.is_empty() {
+            return;
+        }
+        spawn_local(async move {
+            if talk.ask(text).await.is_ok() {
+                question.set(String::new());
+            }
+        });
+    };
+    let language = session.course(|c| c.language.clone());
+
+    let bubble_view = move |(message, thinking): (ViewMessage, Option<String>)| {
+        let agent = match &message.speaker {
+            ViewSpeaker::Agent(id) => session.course(|c| c.agent(id).cloned()),
+            ViewSpeaker::Learner => None,
+        };
         let name = match &agent {
             Some(a) => a.name.clone(),
             None => t_string!(i18n, ask_you).to_owned(),
@@ -206,36 +275,65 @@ pub fn AskTheClass(session: Session) -> impl IntoView {
             .as_ref()
             .map(|a| format!("--agent: {}", a.color))
             .unwrap_or_default();
-        let class = if bubble.agent.is_some() {
-            "bubble agent"
-        } else {
-            "bubble learner"
+        let class = match message.speaker {
+            ViewSpeaker::Learner => "bubble learner",
+            ViewSpeaker::Agent(_) => "bubble agent",
         };
-        let no_thinking = bubble.thinking.is_empty();
+        let open = !message.complete && !message.interrupted;
         view! {
-            <li class=class style=color data-testid="bubble" data-done=bubble.done.to_string()>
+            <li class=class style=color data-testid="bubble" data-done=(!open).to_string() data-cut=message.interrupted.to_string()>
                 <span class="bubble-name">{name}</span>
-                <p class="bubble-thinking" hidden=no_thinking>{bubble.thinking}</p>
-                <p class="bubble-text">{bubble.text}</p>
+                {thinking.map(|text| view! {
+                    <p class="bubble-thinking" data-testid="thinking">
+                        <span class="thinking-label">{t!(i18n, ask_thinking)}</span>
+                        " " {text}
+                    </p>
+                })}
+                <p class="bubble-text">{message.text}</p>
+                {message.interrupted.then(|| view! { <p class="bubble-cut">{t!(i18n, ask_cut_off)}</p> })}
             </li>
         }
     };
+    // What is shown: every message with something in it, the open one always (it is streaming),
+    // and the thinking of the agent speaking.
+    let shown = move || {
+        talk.view.with(|view| {
+            view.messages
+                .iter()
+                .filter(|m| {
+                    !m.text.trim().is_empty()
+                        || matches!(m.speaker, ViewSpeaker::Learner)
+                        || (!m.complete && !m.interrupted)
+                })
+                .map(|m| {
+                    let speaking = matches!(&m.speaker, ViewSpeaker::Agent(id)
+                        if view.speaking.as_deref() == Some(id.as_str()) && !m.complete && !m.interrupted);
+                    (m.clone(), view.thinking.clone().filter(|_| speaking))
+                })
+                .collect::<Vec<_>>()
+        })
+    };
+    let choosing = move || talk.running.get().is_some() && talk.view.with(|v| v.speaking.is_none());
 
     view! {
         <section class="ask" data-testid="ask" aria-label=t!(i18n, ask_label)>
             <ol class="bubbles" aria-live="polite">
-                {move || bubbles.get().into_iter().map(bubble_view).collect_view()}
+                {move || shown().into_iter().map(bubble_view).collect_view()}
             </ol>
-            <p class="error" role="alert" data-testid="ask-problem" hidden=move || problem.get().is_none()>
-                {move || problem.get().unwrap_or_default()}
+            <p class="ask-status muted" data-testid="ask-choosing" hidden=move || !choosing()>{t!(i18n, ask_choosing)}</p>
+            <p class="error" role="alert" data-testid="ask-problem" hidden=move || talk.problem.get().is_none()>
+                {move || talk.problem.get().unwrap_or_default()}
                 " " <a href="/settings">{t!(i18n, nav_settings)}</a>
             </p>
             <form class="inline-form" on:submit=move |ev| { ev.prevent_default(); ask(); }>
                 <input data-testid="ask-input" placeholder=t!(i18n, ask_placeholder) aria-label=t!(i18n, ask_label)
                     prop:value=move || question.get()
                     on:input=move |ev| question.set(event_target_value(&ev))/>
-                <button class="primary" type="submit" data-testid="ask-send" disabled=move || running.get().is_some()>{t!(i18n, ask_send)}</button>
-                <button class="secondary" type="button" data-testid="ask-stop" hidden=move || running.get().is_none() on:click=stop>{t!(i18n, provider_stop)}</button>
+                <VoiceInput language=language into=question/>
+                <button class="primary" type="submit" data-testid="ask-send" disabled=move || talk.running.get().is_some() || !talk.restored.get()>{t!(i18n, ask_send)}</button>
+                <button class="secondary" type="button" data-testid="ask-stop" hidden=move || talk.running.get().is_none() on:click=move |_| talk.stop()>{t!(i18n, provider_stop)}</button>
+                <button class="secondary" type="button" data-testid="ask-new" hidden=move || talk.running.get().is_some() || talk.view.with(|v| v.messages.is_empty())
+                    on:click=move |_| talk.start_over()>{t!(i18n, ask_new)}</button>
             </form>
         </section>
     }

@@ -35,7 +35,7 @@ fn avatar(agent: &AgentProfile, class: &'static str) -> impl IntoView {
 }
 
 /// Inline icons: symbol fonts are not on every machine, SVG is.
-fn icon(name: &'static str) -> impl IntoView {
+pub(super) fn icon(name: &'static str) -> impl IntoView {
     let path = match name {
         "prev" => "M6 5h2v14H6zM20 5v14L9 12z",
         "next" => "M16 5h2v14h-2zM4 5l11 7-11 7z",
@@ -44,6 +44,7 @@ fn icon(name: &'static str) -> impl IntoView {
         "voice" => "M4 9h4l5-4v14l-5-4H4zM16 8.5a5 5 0 0 1 0 7M18.5 6a8.5 8.5 0 0 1 0 12",
         "mute" => "M4 9h4l5-4v14l-5-4H4zM16 9l5 6M21 9l-5 6",
         "full" => "M4 9V4h5M15 4h5v5M20 15v5h-5M9 20H4v-5",
+        "mic" => "M12 3a3 3 0 0 1 3 3v6a3 3 0 0 1-6 0V6a3 3 0 0 1 3-3zM6 11a6 6 0 0 0 12 0M12 17v4",
         _ => "",
     };
     let filled = matches!(name, "prev" | "next" | "play" | "pause");

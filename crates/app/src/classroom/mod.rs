@@ -2,10 +2,12 @@
 
 mod ask;
 mod canvas;
+mod class_log;
 mod controls;
 mod quiz;
 mod session;
 mod speech;
+mod voice_input;
 
 use aula_course::{Course, SceneContent};
 use aula_player::{Command, PlayState};
@@ -14,6 +16,7 @@ use leptos::prelude::*;
 
 use crate::i18n::*;
 use crate::library::load_course;
+use ask::Conversation;
 use canvas::SlideCanvas;
 use controls::{CaptionBar, ControlBar, Roundtable, SceneList};
 use quiz::QuizView;
@@ -59,6 +62,7 @@ fn Classroom(course: Course) -> impl IntoView {
     session.start();
     session.restore_saved_position();
     controls::bind_keyboard(session);
+    let talk = Conversation::new(session);
 
     let stage = session.stage;
     let scene_index = Memo::new(move |_| stage.with(|s| s.scene_index));
@@ -83,14 +87,14 @@ fn Classroom(course: Course) -> impl IntoView {
                                 None => ().into_any(),
                             }
                         }}
-                        <DiscussionCard session=session/>
+                        <DiscussionCard session=session talk=talk/>
                         <CourseEnd session=session/>
                     </div>
                     <CaptionBar session=session/>
                 </div>
                 <ControlBar session=session stage_ref=stage_ref/>
                 <Roundtable session=session/>
-                <ask::AskTheClass session=session/>
+                <ask::AskTheClass talk=talk/>
                 <Notices session=session/>
             </section>
         </div>
@@ -164,9 +168,10 @@ fn ProjectScene(session: Session, scene_index: usize) -> impl IntoView {
     }
 }
 
-/// A classmate offers a discussion; without an AI provider the course's recording can play.
+/// A classmate offers a discussion: with an AI provider the class discusses it live, otherwise
+/// the course's recording can play.
 #[component]
-fn DiscussionCard(session: Session) -> impl IntoView {
+fn DiscussionCard(session: Session, talk: Conversation) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let cue = Memo::new(move |_| {
@@ -185,12 +190,24 @@ fn DiscussionCard(session: Session) -> impl IntoView {
                 .as_deref()
                 .and_then(|id| session.course(|c| c.agent(id).map(|a| a.name.clone())))
                 .unwrap_or_else(|| t_string!(i18n, a_classmate).to_string());
+            let live = talk.live.get_untracked();
+            let topic = cue.topic.clone();
+            let has_recording = cue.has_recording;
+            let join = move |_| {
+                session.send(Command::AcceptDiscussion);
+                talk.discuss(cue.clone());
+            };
             view! {
                 <div class="overlay-card" role="dialog" aria-labelledby="discussion-topic" data-testid="discussion-card">
                     <p class="eyebrow">{t!(i18n, discussion_offer, name = move || who.clone())}</p>
-                    <h2 id="discussion-topic">{cue.topic.clone()}</h2>
+                    <h2 id="discussion-topic">{topic}</h2>
                     <div class="overlay-actions">
-                        {cue.has_recording.then(|| view! {
+                        {live.then(|| view! {
+                            <button class="primary" data-testid="discussion-join" on:click=join>
+                                {t!(i18n, discussion_join)}
+                            </button>
+                        })}
+                        {(!live && has_recording).then(|| view! {
                             <button class="primary" data-testid="discussion-accept" on:click=move |_| session.send(Command::AcceptDiscussion)>
                                 {t!(i18n, discussion_listen)}
                             </button>
