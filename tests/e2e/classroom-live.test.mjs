@@ -125,6 +125,7 @@ test("without a provider the question is kept and the page says where to connect
 const TEACHER_SAYS = "Dividing by the square root of d_k keeps the dot products from growing with the dimension.";
 const SAM_SAYS = "So without it, would softmax put almost all the weight on one word?";
 const PRIYA_SAYS = "I wrote the two cases on the board so we can compare them.";
+const TEACHER_THINKS = "The learner asks about the scaling factor. Start from the variance of a dot product of d_k random terms, then say what softmax does with large inputs, then draw the formula.";
 const reply = (...items) => ({ text: JSON.stringify(items) });
 const say = (content) => ({ type: "text", content });
 const draw = (name, params) => ({ type: "action", name, params });
@@ -137,7 +138,10 @@ function threeAgentRound({ priya = {}, teacher = {} } = {}) {
     { match: { last_message_contains: ASK }, reply: { text: '{"next_agent":"teacher"}' } },
     {
       match: { system_contains: "You are Dr. Elena Ward," },
-      reply: reply(draw("wb_draw_latex", { latex: "\\frac{QK^T}{\\sqrt{d_k}}", x: 60, y: 60 }), say(TEACHER_SAYS)),
+      reply: {
+        ...reply(draw("wb_draw_latex", { latex: "\\frac{QK^T}{\\sqrt{d_k}}", x: 60, y: 60 }), say(TEACHER_SAYS)),
+        thinking: TEACHER_THINKS,
+      },
       ...teacher,
     },
     { match: { system_contains: "You are Sam," }, reply: reply(say(SAM_SAYS)) },
@@ -174,6 +178,8 @@ test("a question starts a three-agent round that streams, draws, ends, and the l
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-input").press("Enter");
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "interrupted", null, { timeout: 10000 });
+  // The teacher's thinking shows in a bar on her bubble until she speaks.
+  await page.waitForFunction(() => document.querySelector("[data-testid=bubble] [data-testid=thinking]")?.textContent.includes("variance"), null, { timeout: 15000 });
   // Sam's bubble is seen streaming, unfinished.
   await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.textContent.startsWith("Sam")), null, { timeout: 15000 });
   // The teacher's formula and Priya's note are on the open whiteboard while the round runs.
@@ -191,6 +197,8 @@ test("a question starts a three-agent round that streams, draws, ends, and the l
   assert.ok(texts[1].startsWith("Dr. Elena Ward") && texts[1].includes(TEACHER_SAYS), texts[1]);
   assert.ok(texts[2].startsWith("Sam") && texts[2].includes(SAM_SAYS), texts[2]);
   assert.ok(texts[3].startsWith("Priya") && texts[3].includes(PRIYA_SAYS), texts[3]);
+  assert.equal(await page.getByTestId("thinking").count(), 0, "the thinking bar settles once the turn speaks");
+  assert.ok(!texts[1].includes("variance"), "thinking is not part of the answer");
   // Both drawings were on the board while the round ran; the lecture took the stage back after.
   const { requests, chats } = await chatCalls();
   assert.equal(chats.length, 7, `four director calls and three agent calls: ${chats.length}`);
