@@ -7,8 +7,8 @@ use anyhow::{bail, Context, Result};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-/// What the page downloads before it can show anything (the files `index.html` loads: wasm + js
-/// + css), gzip, in bytes. The product goal is 400 KB; this is the hard ceiling. It was 500 KB
+/// What the page downloads before it can show anything (the files `index.html` loads: wasm, js
+/// and css), gzip, in bytes. The product goal is 400 KB; this is the hard ceiling. It was 500 KB
 /// until the live classroom's durable conversation, live discussions, spoken questions and
 /// in-class grading landed (page 528 KB); the known way back under 500 is reading the course's
 /// actions and slide elements with shared field readers instead of one derived visitor per
