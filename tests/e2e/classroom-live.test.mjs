@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, startMock, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock, connectToMock, DIST } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const ASK = "Who speaks next?"; // the director's question (director::prompt::DIRECTOR_ASK)
@@ -35,16 +35,7 @@ after(async () => {
 
 const script = (body) => mockScript(body);
 
-async function connect(page) {
-  await page.goto(`${server.url}/settings`);
-  await page.getByTestId("provider-settings").waitFor();
-  await page.getByTestId("provider-preset").selectOption("custom");
-  await page.getByTestId("provider-url").fill(`${mockUrl}/v1`);
-  await page.getByTestId("provider-key").fill(KEY);
-  await page.getByTestId("provider-model").fill("mock-model");
-  await page.getByTestId("provider-save").click();
-  await page.getByTestId("provider-saved").waitFor();
-}
+const connect = (page) => connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
 
 test("a question pauses the lecture, the teacher answers in a streamed bubble, the lecture resumes", async () => {
   const teacherReply = JSON.stringify([
@@ -159,6 +150,15 @@ const chatCalls = async () => {
   return { requests, chats: requests.filter((r) => r.method === "POST" && r.path?.endsWith("/chat/completions")) };
 };
 
+/** A new browser context, captions only, connected to mock-llm, in the English sample's classroom. */
+async function openConnectedClassroom() {
+  const opened = await openPage(browser);
+  await opened.page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
+  await connect(opened.page);
+  await openClassroom(opened.page);
+  return opened;
+}
+
 async function openClassroom(page) {
   await page.goto(`${server.url}/classroom/sample-transformer-en`);
   await page.getByTestId("classroom").waitFor();
@@ -169,10 +169,7 @@ async function openClassroom(page) {
 test("a question starts a three-agent round that streams, draws, ends, and the lecture resumes; the round is noted in tokens", async () => {
   await fetch(`${mockUrl}/__reset`, { method: "POST" });
   await script({ rules: threeAgentRound(), chunk_words: 2, chunk_delay_ms: 20 });
-  const { context, page, problems } = await openPage(browser);
-  await page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
-  await connect(page);
-  await openClassroom(page);
+  const { context, page, problems } = await openConnectedClassroom();
   await page.getByTestId("play").click();
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "playing");
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
@@ -228,10 +225,7 @@ test("closing the page mid-round and opening it again restores every finished tu
   await fetch(`${mockUrl}/__reset`, { method: "POST" });
   // Priya's reply sends its first words, then goes quiet: the page is closed while she speaks.
   await script({ rules: threeAgentRound({ priya: { faults: { stall_ms: 60000 } } }), chunk_words: 2, chunk_delay_ms: 20 });
-  const { context, page, problems } = await openPage(browser);
-  await page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
-  await connect(page);
-  await openClassroom(page);
+  const { context, page, problems } = await openConnectedClassroom();
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
   await page.waitForFunction(
@@ -283,6 +277,15 @@ test("closing the page mid-round and opening it again restores every finished tu
   const sent = JSON.stringify(teacherCall.body.messages);
   assert.ok(sent.includes(SAM_SAYS.slice(0, 30)) && sent.includes("So is Sam right"), "the earlier turns and the new question reach the teacher");
   assert.equal(await again.getByTestId("bubble").count(), 6);
+
+  // A new conversation starts empty and stays so after a reload; the old one is kept.
+  await again.getByTestId("ask-new").click();
+  assert.equal(await again.getByTestId("bubble").count(), 0);
+  await again.reload();
+  await openClassroom(again);
+  assert.equal(await again.getByTestId("bubble").count(), 0, "the old conversation does not come back");
+  const headers = (await sessionRecords(again)).filter((r) => r.format === 1 && r.course_id === "sample-transformer-en");
+  assert.equal(headers.length, 1, "the old conversation is still stored");
   assert.deepEqual(problemsAgain, []);
   await context.close();
 });
@@ -293,10 +296,7 @@ test("a rejected key mid-round says so with the fix, and the turns already shown
   const sam = rules.find((r) => r.match.system_contains === "You are Sam,");
   sam.faults = { http_error: { status: 401, message: "Incorrect API key provided" } };
   await script({ rules, chunk_words: 2, chunk_delay_ms: 10 });
-  const { context, page, problems } = await openPage(browser);
-  await page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
-  await connect(page);
-  await openClassroom(page);
+  const { context, page, problems } = await openConnectedClassroom();
   await page.getByTestId("play").click();
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
@@ -315,12 +315,11 @@ test("a rejected key mid-round says so with the fix, and the turns already shown
 
 test("a stream cut mid-turn keeps what arrived, marks it cut off, and says why", async () => {
   await fetch(`${mockUrl}/__reset`, { method: "POST" });
-  const rules = threeAgentRound({ teacher: { faults: { cut_after_chunks: 6 } } });
+  // The connection closes after six chunks of the teacher's answer (no thinking before it).
+  const teacherAnswer = reply(draw("wb_draw_latex", { latex: "x", x: 60, y: 60 }), say(TEACHER_SAYS));
+  const rules = threeAgentRound({ teacher: { reply: teacherAnswer, faults: { cut_after_chunks: 6 } } });
   await script({ rules, chunk_words: 2, chunk_delay_ms: 10 });
-  const { context, page, problems } = await openPage(browser);
-  await page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
-  await connect(page);
-  await openClassroom(page);
+  const { context, page, problems } = await openConnectedClassroom();
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
   await page.getByTestId("ask-problem").waitFor({ timeout: 20000 });
@@ -402,9 +401,10 @@ test("a spoken question fills the box where the browser recognizes speech", asyn
   const mic = page.getByTestId("ask-voice");
   await mic.focus();
   await page.keyboard.press("Enter");
+  // Listening ends by itself when the recognizer does.
   await page.waitForFunction(() => document.querySelector("[data-testid=ask-input]").value === "why divide by root d k");
   assert.equal(await page.evaluate(() => window.__heardLang), "en");
-  assert.equal(await mic.getAttribute("aria-pressed"), "false", "listening ends by itself");
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-voice]").getAttribute("aria-pressed") === "false", null, { timeout: 5000 });
   assert.equal(await page.getByTestId("bubble").count(), 0, "nothing is sent by voice alone");
   assert.deepEqual(problems, []);
   await context.close();

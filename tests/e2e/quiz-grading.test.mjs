@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, startMock, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock, connectToMock, DIST } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const KEY = "sk-live-test-654321";
@@ -40,16 +40,7 @@ after(async () => {
   mock?.kill();
 });
 
-async function connect(page) {
-  await page.goto(`${server.url}/settings`);
-  await page.getByTestId("provider-settings").waitFor();
-  await page.getByTestId("provider-preset").selectOption("custom");
-  await page.getByTestId("provider-url").fill(`${mockUrl}/v1`);
-  await page.getByTestId("provider-key").fill(KEY);
-  await page.getByTestId("provider-model").fill("mock-model");
-  await page.getByTestId("provider-save").click();
-  await page.getByTestId("provider-saved").waitFor();
-}
+const connect = (page) => connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
 
 /** Opens the sample's quiz and answers every choice question right and every short one. */
 async function answerQuiz(page) {

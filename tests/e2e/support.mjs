@@ -88,3 +88,15 @@ export async function startMock() {
   };
   return { child, url, script };
 }
+
+/** Saves a custom OpenAI-compatible connection to mock-llm through the settings page. */
+export async function connectToMock(page, { appUrl, mockUrl, key }) {
+  await page.goto(`${appUrl}/settings`);
+  await page.getByTestId("provider-settings").waitFor();
+  await page.getByTestId("provider-preset").selectOption("custom");
+  await page.getByTestId("provider-url").fill(`${mockUrl}/v1`);
+  await page.getByTestId("provider-key").fill(key);
+  await page.getByTestId("provider-model").fill("mock-model");
+  await page.getByTestId("provider-save").click();
+  await page.getByTestId("provider-saved").waitFor();
+}

@@ -8,7 +8,7 @@ use aula_director::wire::RoundUpdate;
 use aula_storage::session::{
     fold, LoggedEvent, SessionEvent, SessionHeader, SessionLog, SessionView, NEXT_END,
 };
-use aula_storage::{get_json, put_json, Collection};
+use aula_storage::{get_json, put_json, Collection, Store};
 use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
 use futures_util::StreamExt;
 use leptos::prelude::*;
@@ -18,7 +18,7 @@ use crate::library::open_store;
 
 enum LogCommand {
     Append(SessionEvent),
-    /// The next event opens a new session; the old one stays in the store.
+    /// The next event opens a new session; the old one stays in the store, no longer current.
     StartOver,
 }
 
@@ -145,6 +145,10 @@ async fn write(
         let event = match command {
             LogCommand::StartOver => {
                 log = None;
+                // The next visit opens empty even if nothing is asked before it.
+                if let Err(error) = store.delete(Collection::Sessions, &pointer).await {
+                    leptos::logging::warn!("classroom: the old conversation may reopen: {error}");
+                }
                 continue;
             }
             LogCommand::Append(event) => event,
