@@ -252,6 +252,7 @@ test("closing the page mid-round and opening it again restores every finished tu
   assert.equal(await cut.getAttribute("data-cut"), "true", "Priya's turn is marked as cut off");
   assert.equal(await cut.getAttribute("data-done"), "true");
   assert.equal((await cut.locator(".bubble-text").textContent()).trim(), partial.trim(), "what was shown of it is kept");
+  await again.screenshot({ path: `${SHOTS}classroom-restored.png`, fullPage: true });
   // The log itself says so, and finished turns were compacted to their checkpoints.
   const records = await sessionRecords(again);
   const ends = records.filter((r) => r.kind === "agent_end");
@@ -366,8 +367,10 @@ test("with a provider, a scene's discussion runs live: its classmate opens, the 
   await page.getByTestId("play").click();
   await page.getByTestId("discussion-card").waitFor({ timeout: 20000 });
   assert.match(await page.getByTestId("discussion-card").textContent(), new RegExp(opener.name));
+  await page.screenshot({ path: `${SHOTS}discussion-offer.png` });
   await page.getByTestId("discussion-join").click();
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=bubble][data-done=true]").length >= 2, null, { timeout: 20000 });
+  await page.screenshot({ path: `${SHOTS}discussion-live.png`, fullPage: true });
   const texts = await bubbleTexts(page);
   assert.ok(texts[0].startsWith(opener.name), `the classmate who raised it opens: ${texts}`);
   assert.ok(texts[1].startsWith("Dr. Elena Ward"), `then the teacher: ${texts}`);
