@@ -76,7 +76,7 @@ test("a question pauses the lecture, the teacher answers in a streamed bubble, t
     ANSWER,
     { timeout: 15000 },
   );
-  const bubbles = await page.getByTestId("bubble").allTextContents();
+  const bubbles = await bubbleTexts(page);
   assert.equal(bubbles.length, 2, `the learner's question and one answer: ${bubbles}`);
   assert.match(bubbles[0], /square root of d_k\?/);
   const course = JSON.parse(await readFile(join(DIST, "courses/transformer-en.json"), "utf8"));
@@ -144,7 +144,9 @@ function threeAgentRound({ priya = {}, teacher = {} } = {}) {
   ];
 }
 
-const bubbleTexts = (page) => page.getByTestId("bubble").allTextContents();
+/** Each bubble's words as the learner reads them: the speaker's name, then what was said. */
+const bubbleTexts = (page) => page.getByTestId("bubble").evaluateAll((bubbles) =>
+  bubbles.map((b) => [...b.querySelectorAll(".bubble-name, .bubble-text, .bubble-cut")].map((e) => e.textContent).join(" ")));
 const chatCalls = async () => {
   const requests = await (await fetch(`${mockUrl}/__requests`)).json();
   return { requests, chats: requests.filter((r) => r.method === "POST" && r.path?.endsWith("/chat/completions")) };
@@ -178,7 +180,7 @@ test("a question starts a three-agent round that streams, draws, ends, and the l
   // The teacher's thinking shows in a bar on her bubble until she speaks.
   await page.waitForFunction(() => document.querySelector("[data-testid=bubble] [data-testid=thinking]")?.textContent.includes("variance"), null, { timeout: 15000 });
   // Sam's bubble is seen streaming, unfinished.
-  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.textContent.startsWith("Sam")), null, { timeout: 15000 });
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.querySelector(".bubble-name").textContent === "Sam"), null, { timeout: 15000 });
   // The teacher's formula and Priya's note are on the open whiteboard while the round runs.
   await page.waitForFunction(
     () => document.querySelector("[data-testid=whiteboard]")?.classList.contains("open")
@@ -229,7 +231,7 @@ test("closing the page mid-round and opening it again restores every finished tu
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
   await page.waitForFunction(
-    () => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.textContent.startsWith("Priya") && b.querySelector(".bubble-text").textContent.length > 0),
+    () => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.querySelector(".bubble-name").textContent === "Priya" && b.querySelector(".bubble-text").textContent.length > 0),
     null,
     { timeout: 20000 },
   );

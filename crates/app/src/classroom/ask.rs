@@ -15,6 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 
 use super::class_log::{session_event, ClassLog};
+use super::controls::{agent_style, avatar};
 use super::voice_input::VoiceInput;
 use super::Session;
 use crate::ai;
@@ -271,10 +272,8 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
             Some(a) => a.name.clone(),
             None => t_string!(i18n, ask_you).to_owned(),
         };
-        let color = agent
-            .as_ref()
-            .map(|a| format!("--agent: {}", a.color))
-            .unwrap_or_default();
+        let color = agent.as_ref().map(agent_style).unwrap_or_default();
+        let disc = agent.as_ref().map(|a| avatar(a, "avatar small"));
         let class = match message.speaker {
             ViewSpeaker::Learner => "bubble learner",
             ViewSpeaker::Agent(_) => "bubble agent",
@@ -282,7 +281,7 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
         let open = !message.complete && !message.interrupted;
         view! {
             <li class=class style=color data-testid="bubble" data-done=(!open).to_string() data-cut=message.interrupted.to_string()>
-                <span class="bubble-name">{name}</span>
+                <div class="bubble-head">{disc}<span class="bubble-name">{name}</span></div>
                 {thinking.map(|text| view! {
                     <p class="bubble-thinking" data-testid="thinking">
                         <span class="thinking-label">{t!(i18n, ask_thinking)}</span>

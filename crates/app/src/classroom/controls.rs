@@ -21,17 +21,25 @@ fn initials(name: &str) -> String {
         .to_uppercase()
 }
 
-/// An agent's disc: its colour and initials (avatars are pictures later, names always).
-fn avatar(agent: &AgentProfile, class: &'static str) -> impl IntoView {
-    let style = format!(
+/// The style giving an element the agent's colour as `--agent`; a colour that is not a short
+/// `#hex` (the course file is outside input) gets a neutral grey instead.
+pub(super) fn agent_style(agent: &AgentProfile) -> String {
+    format!(
         "--agent:{};",
-        if agent.color.starts_with('#') && agent.color.len() <= 9 {
+        if agent.color.starts_with('#')
+            && agent.color.len() <= 9
+            && agent.color[1..].bytes().all(|b| b.is_ascii_hexdigit())
+        {
             agent.color.as_str()
         } else {
             "#64748b"
         }
-    );
-    view! { <span class=class style=style aria-hidden="true">{initials(&agent.name)}</span> }
+    )
+}
+
+/// An agent's disc: its colour and initials (avatars are pictures later, names always).
+pub(super) fn avatar(agent: &AgentProfile, class: &'static str) -> impl IntoView {
+    view! { <span class=class style=agent_style(agent) aria-hidden="true">{initials(&agent.name)}</span> }
 }
 
 /// Inline icons: symbol fonts are not on every machine, SVG is.
