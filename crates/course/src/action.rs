@@ -9,6 +9,8 @@ use serde::de::Error as _;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::fields::Fields;
+
 /// Declares the known action kinds once: the enum of actions, the enum of kinds, their file names
 /// and the (de)serialization that maps between them.
 macro_rules! action_dsl {
@@ -91,12 +93,15 @@ macro_rules! action_dsl {
                     return Ok(Action::Unknown { type_name, raw: Value::Object(fields) });
                 };
                 fields.remove("type");
-                let fields = Value::Object(fields);
-                let bad = |e: serde_json::Error| {
+                let bad = |e: String| {
                     D::Error::custom(format!("in a `{type_name}` action: {e}"))
                 };
+                let mut fields = Fields::of(fields);
                 Ok(match kind {
-                    $( ActionKind::$variant => Action::$variant(serde_json::from_value(fields).map_err(bad)?), )*
+                    $( ActionKind::$variant => {
+                        let read = $variant::read(&mut fields).and_then(|a| fields.done().map(|()| a));
+                        Action::$variant(read.map_err(bad)?)
+                    } )*
                 })
             }
         }
@@ -209,7 +214,9 @@ impl Action {
 }
 
 /// Say `text` aloud, as `speaker` (an agent id; the course's teacher when absent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct Speech {
     pub id: String,
@@ -221,7 +228,9 @@ pub struct Speech {
     pub audio_id: Option<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct Spotlight {
     pub id: String,
@@ -231,7 +240,9 @@ pub struct Spotlight {
     pub dim_opacity: f64,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct Laser {
     pub id: String,
@@ -241,32 +252,42 @@ pub struct Laser {
 }
 
 /// Play a slide's video element; `element_id` must name a video.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct PlayVideo {
     pub id: String,
     pub element_id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbOpen {
     pub id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbClose {
     pub id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbClear {
     pub id: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDelete {
     pub id: String,
@@ -274,7 +295,9 @@ pub struct WbDelete {
 }
 
 /// Coordinates on the whiteboard use the slide canvas: 1000 × 562.5.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawText {
     pub id: String,
@@ -302,7 +325,9 @@ pub enum WhiteboardShape {
     Triangle,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawShape {
     pub id: String,
@@ -340,7 +365,9 @@ pub struct ChartData {
     pub series: Vec<Vec<f64>>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawChart {
     pub id: String,
@@ -356,7 +383,9 @@ pub struct WbDrawChart {
     pub theme_colors: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawLatex {
     pub id: String,
@@ -375,7 +404,9 @@ pub struct WbDrawLatex {
 }
 
 /// A table; `data[0]` is the header row and every row has the same number of cells.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawTable {
     pub id: String,
@@ -405,7 +436,9 @@ pub enum LineEnd {
     Arrow,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawLine {
     pub id: String,
@@ -426,7 +459,9 @@ pub struct WbDrawLine {
     pub ends: [LineEnd; 2],
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbDrawCode {
     pub id: String,
@@ -456,7 +491,9 @@ pub enum CodeEditOperation {
 
 /// Inserts need `line_id` and `content`; deletes and replaces need `line_ids`; replaces also
 /// need `content`. Validation checks these.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WbEditCode {
     pub id: String,
@@ -471,7 +508,9 @@ pub struct WbEditCode {
 }
 
 /// Offer a discussion on `topic`, opened by `agent_id` (a classmate when absent).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct Discussion {
     pub id: String,
@@ -496,7 +535,9 @@ pub struct RecordedTurn {
 }
 
 /// Draw attention to `target` (a CSS selector inside the widget page), with an optional note.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WidgetHighlight {
     pub id: String,
@@ -506,7 +547,9 @@ pub struct WidgetHighlight {
 }
 
 /// Attach the note `content` to `target` (a CSS selector inside the widget page).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WidgetAnnotation {
     pub id: String,
@@ -516,7 +559,9 @@ pub struct WidgetAnnotation {
 }
 
 /// Show the hidden part `target` (a CSS selector inside the widget page).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WidgetReveal {
     pub id: String,
@@ -527,13 +572,270 @@ pub struct WidgetReveal {
 
 /// Replace keys of the widget's state (see [`crate::widget`]); `content` is a note for the
 /// learner, not sent to the widget.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
+// Read by `ReadFields` (see `fields`); the derive stays for tests that compare the two.
+#[cfg_attr(test, derive(Deserialize))]
 #[serde(deny_unknown_fields)]
 pub struct WidgetSetState {
     pub id: String,
     pub state: Map<String, Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
+}
+
+/// An action's fields, read by hand (see [`crate::fields`]); `Action`'s reader checks that
+/// nothing is left over.
+trait ReadFields: Sized {
+    fn read(f: &mut Fields) -> Result<Self, String>;
+}
+
+impl ReadFields for Speech {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(Speech {
+            id: f.req("id"),
+            text: f.req("text"),
+            speaker: f.opt("speaker"),
+            audio_id: f.opt("audio_id"),
+        })
+    }
+}
+
+impl ReadFields for Spotlight {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(Spotlight {
+            id: f.req("id"),
+            element_id: f.req("element_id"),
+            dim_opacity: f.or("dim_opacity", defaults::dim_opacity()),
+        })
+    }
+}
+
+impl ReadFields for Laser {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(Laser {
+            id: f.req("id"),
+            element_id: f.req("element_id"),
+            color: f.or("color", defaults::laser_color()),
+        })
+    }
+}
+
+impl ReadFields for PlayVideo {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(PlayVideo {
+            id: f.req("id"),
+            element_id: f.req("element_id"),
+        })
+    }
+}
+
+impl ReadFields for WbOpen {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbOpen { id: f.req("id") })
+    }
+}
+
+impl ReadFields for WbClose {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbClose { id: f.req("id") })
+    }
+}
+
+impl ReadFields for WbClear {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbClear { id: f.req("id") })
+    }
+}
+
+impl ReadFields for WbDelete {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDelete {
+            id: f.req("id"),
+            element_id: f.req("element_id"),
+        })
+    }
+}
+
+impl ReadFields for WbDrawText {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawText {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            content: f.req("content"),
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.or("width", defaults::text_width()),
+            height: f.or("height", defaults::text_height()),
+            font_size: f.or("font_size", defaults::font_size()),
+            color: f.or("color", defaults::ink()),
+        })
+    }
+}
+
+impl ReadFields for WbDrawShape {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawShape {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            shape: f.serde("shape")?,
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.req("width"),
+            height: f.req("height"),
+            fill_color: f.or("fill_color", defaults::shape_fill()),
+        })
+    }
+}
+
+impl ReadFields for WbDrawChart {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawChart {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            chart_type: f.serde("chart_type")?,
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.req("width"),
+            height: f.req("height"),
+            data: f.serde("data")?,
+            theme_colors: f.serde_or_default("theme_colors"),
+        })
+    }
+}
+
+impl ReadFields for WbDrawLatex {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawLatex {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            latex: f.req("latex"),
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.or("width", defaults::latex_width()),
+            height: f.opt("height"),
+            color: f.or("color", defaults::latex_color()),
+        })
+    }
+}
+
+impl ReadFields for WbDrawTable {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawTable {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.req("width"),
+            height: f.req("height"),
+            data: f.serde("data")?,
+        })
+    }
+}
+
+impl ReadFields for WbDrawLine {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawLine {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            start_x: f.req("start_x"),
+            start_y: f.req("start_y"),
+            end_x: f.req("end_x"),
+            end_y: f.req("end_y"),
+            color: f.or("color", defaults::ink()),
+            width: f.or("width", defaults::line_width()),
+            style: f.serde_or_default("style"),
+            ends: f.serde_or_default("ends"),
+        })
+    }
+}
+
+impl ReadFields for WbDrawCode {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbDrawCode {
+            id: f.req("id"),
+            element_id: f.opt("element_id"),
+            language: f.req("language"),
+            code: f.req("code"),
+            x: f.req("x"),
+            y: f.req("y"),
+            width: f.or("width", defaults::code_width()),
+            height: f.or("height", defaults::code_height()),
+            file_name: f.opt("file_name"),
+        })
+    }
+}
+
+impl ReadFields for WbEditCode {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WbEditCode {
+            id: f.req("id"),
+            element_id: f.req("element_id"),
+            operation: f.serde("operation")?,
+            line_id: f.opt("line_id"),
+            line_ids: f.serde_or_default("line_ids"),
+            content: f.opt("content"),
+        })
+    }
+}
+
+impl ReadFields for Discussion {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(Discussion {
+            id: f.req("id"),
+            topic: f.req("topic"),
+            prompt: f.opt("prompt"),
+            agent_id: f.opt("agent_id"),
+            recording: f.serde_or_default("recording"),
+        })
+    }
+}
+
+/// The three widget actions that point at a part of the page share their fields.
+fn widget_target(f: &mut Fields) -> (String, String, Option<String>) {
+    (f.req("id"), f.req("target"), f.opt("content"))
+}
+
+impl ReadFields for WidgetHighlight {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        let (id, target, content) = widget_target(f);
+        Ok(WidgetHighlight {
+            id,
+            target,
+            content,
+        })
+    }
+}
+
+impl ReadFields for WidgetAnnotation {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        let (id, target, content) = widget_target(f);
+        Ok(WidgetAnnotation {
+            id,
+            target,
+            content,
+        })
+    }
+}
+
+impl ReadFields for WidgetReveal {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        let (id, target, content) = widget_target(f);
+        Ok(WidgetReveal {
+            id,
+            target,
+            content,
+        })
+    }
+}
+
+impl ReadFields for WidgetSetState {
+    fn read(f: &mut Fields) -> Result<Self, String> {
+        Ok(WidgetSetState {
+            id: f.req("id"),
+            state: f.serde("state")?,
+            content: f.opt("content"),
+        })
+    }
 }
 
 /// Field defaults of the DSL, in one place.
@@ -654,6 +956,139 @@ mod tests {
         .to_string();
         assert!(err.contains("`speech` action"), "{err}");
         assert!(err.contains("speakr"), "{err}");
+    }
+
+    /// What serde's derived readers make of an action object: the reference the hand-written
+    /// readers must agree with (same value, or an error where it errs).
+    fn derived(value: &Value) -> Result<Action, ()> {
+        let Value::Object(mut map) = value.clone() else {
+            return Err(());
+        };
+        let Some(Value::String(name)) = map.remove("type") else {
+            return Err(());
+        };
+        let fields = Value::Object(map);
+        macro_rules! via {
+            ($($variant:ident),*) => {
+                match ActionKind::from_name(&name) {
+                    $( Some(ActionKind::$variant) => serde_json::from_value::<$variant>(fields)
+                        .map(Action::$variant)
+                        .map_err(|_| ()), )*
+                    None => Ok(Action::Unknown { type_name: name, raw: value.clone() }),
+                }
+            };
+        }
+        via!(
+            Speech,
+            Spotlight,
+            Laser,
+            PlayVideo,
+            WbOpen,
+            WbClose,
+            WbDrawText,
+            WbDrawShape,
+            WbDrawChart,
+            WbDrawLatex,
+            WbDrawTable,
+            WbDrawLine,
+            WbDrawCode,
+            WbEditCode,
+            WbDelete,
+            WbClear,
+            Discussion,
+            WidgetHighlight,
+            WidgetAnnotation,
+            WidgetReveal,
+            WidgetSetState
+        )
+    }
+
+    /// Every action of the course files, and each of them with one field dropped, nulled, of
+    /// another type, or with a field too many.
+    fn actions_and_their_mutations() -> Vec<Value> {
+        let mut out = Vec::new();
+        for file in [
+            include_str!("../tests/fixtures/photosynthesis.json"),
+            include_str!("../../../public/courses/transformer-en.json"),
+            include_str!("../../../public/courses/photosynthesis-zh.json"),
+        ] {
+            let course: Value = serde_json::from_str(file).unwrap();
+            for scene in course["scenes"].as_array().unwrap() {
+                for action in scene["actions"].as_array().into_iter().flatten() {
+                    out.push(action.clone());
+                    let keys: Vec<String> = action.as_object().unwrap().keys().cloned().collect();
+                    for key in keys.iter().filter(|k| k.as_str() != "type") {
+                        let mut dropped = action.clone();
+                        dropped.as_object_mut().unwrap().remove(key);
+                        out.push(dropped);
+                        for other in [
+                            json!(null),
+                            json!(3),
+                            json!(2.5),
+                            json!("x"),
+                            json!([]),
+                            json!({}),
+                        ] {
+                            let mut changed = action.clone();
+                            changed[key.as_str()] = other;
+                            out.push(changed);
+                        }
+                    }
+                    for absent in [
+                        "element_id",
+                        "color",
+                        "width",
+                        "speaker",
+                        "content",
+                        "style",
+                    ] {
+                        if !keys.iter().any(|k| k == absent) {
+                            let mut added = action.clone();
+                            added[absent] = json!(null);
+                            out.push(added);
+                        }
+                    }
+                    let mut extra = action.clone();
+                    extra["zzz"] = json!(1);
+                    out.push(extra);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn hand_written_readers_agree_with_serde_on_every_action_and_its_mutations() {
+        let cases = actions_and_their_mutations();
+        assert!(cases.len() > 1000, "{}", cases.len());
+        let mut kinds = std::collections::BTreeSet::new();
+        for case in &cases {
+            let read = serde_json::from_value::<Action>(case.clone()).map_err(|_| ());
+            assert_eq!(read, derived(case), "{case}");
+            if let Ok(action) = read {
+                kinds.extend(action.kind());
+            }
+        }
+        assert_eq!(
+            kinds.len(),
+            ActionKind::ALL.len(),
+            "every kind is exercised"
+        );
+    }
+
+    #[test]
+    fn hand_written_readers_say_what_is_wrong_as_serde_would() {
+        let read = |v: Value| serde_json::from_value::<Action>(v).unwrap_err().to_string();
+        assert_eq!(
+            read(json!({"type": "speech", "id": "s1"})),
+            "in a `speech` action: missing field `text`"
+        );
+        assert_eq!(
+            read(json!({"type": "wb_draw_text", "id": "t", "content": "Hi", "x": "left", "y": 1})),
+            "in a `wb_draw_text` action: invalid type: string \"left\", expected f64"
+        );
+        assert!(read(json!({"type": "wb_draw_shape", "id": "s", "shape": "hexagon", "x": 0, "y": 0, "width": 1, "height": 1}))
+            .contains("unknown variant `hexagon`"));
     }
 
     #[test]

@@ -10,6 +10,7 @@
 pub mod action;
 pub mod agent;
 pub mod durations;
+mod fields;
 pub mod quiz;
 pub mod scene;
 mod validate;
