@@ -284,12 +284,33 @@ test("closing the page mid-round and opening it again restores every finished tu
   // A new conversation starts empty and stays so after a reload; the old one is kept.
   await again.getByTestId("ask-new").click();
   assert.equal(await again.getByTestId("bubble").count(), 0);
+  // The pointer to the old conversation is removed in the background, within milliseconds.
+  for (let i = 0; i < 50 && (await sessionRecords(again)).some((r) => typeof r === "string"); i++) {
+    await again.waitForTimeout(20);
+  }
   await again.reload();
   await openClassroom(again);
   assert.equal(await again.getByTestId("bubble").count(), 0, "the old conversation does not come back");
   const headers = (await sessionRecords(again)).filter((r) => r.format === 1 && r.course_id === "sample-transformer-en");
   assert.equal(headers.length, 1, "the old conversation is still stored");
   assert.deepEqual(problemsAgain, []);
+  await context.close();
+});
+
+test("leaving the classroom mid-round stops the round quietly; coming back shows the conversation", async () => {
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  await script({ rules: threeAgentRound({ priya: { faults: { stall_ms: 60000 } } }), chunk_words: 2, chunk_delay_ms: 20 });
+  const { context, page, problems } = await openConnectedClassroom();
+  await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
+  await page.getByTestId("ask-send").click();
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.querySelector(".bubble-name").textContent === "Priya"), null, { timeout: 20000 });
+  await page.getByRole("link", { name: "Library" }).click();
+  await page.getByTestId("sample-list").waitFor();
+  await page.waitForTimeout(500); // the round's last updates arrive after the classroom is gone
+  await page.goBack();
+  await page.waitForFunction(() => document.querySelectorAll("[data-testid=bubble]").length === 4, null, { timeout: 10000 });
+  assert.equal(await page.locator("[data-testid=bubble]").nth(3).getAttribute("data-cut"), "true");
+  assert.deepEqual(problems, []);
   await context.close();
 });
 

@@ -65,6 +65,13 @@ impl Conversation {
                 session.send(Command::SetLiveDiscussion(true));
             }
         });
+        let running = RwSignal::new(None::<u32>);
+        // Leaving the classroom stops its round.
+        on_cleanup(move || {
+            if let Some(Some(id)) = running.try_get_untracked() {
+                ai::abort(id);
+            }
+        });
         Conversation {
             session,
             i18n: use_i18n(),
@@ -72,7 +79,7 @@ impl Conversation {
             live,
             view,
             restored,
-            running: RwSignal::new(None),
+            running,
             problem: RwSignal::new(None),
             course_file: StoredValue::new(None),
         }
@@ -80,7 +87,8 @@ impl Conversation {
 
     /// Applies one event to what the learner sees and appends it to the log.
     fn record(&self, event: SessionEvent) {
-        self.view.update(|view| {
+        // try_: a round's last updates may arrive after the learner left the classroom.
+        self.view.try_update(|view| {
             let seq = view.last_seq + 1;
             view.apply(&LoggedEvent {
                 seq,
@@ -199,9 +207,11 @@ impl Conversation {
                         self.session.send(Command::Live(action));
                     }
                 }
-                "error" => self.problem.set(Some(update.text)),
+                "error" => {
+                    self.problem.try_set(Some(update.text));
+                }
                 "finished" => {
-                    self.running.set(None);
+                    self.running.try_set(None);
                     if !update.failed && was_playing {
                         self.session.send(Command::Resume);
                     }

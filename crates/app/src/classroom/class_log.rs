@@ -58,7 +58,8 @@ impl ClassLog {
     }
 
     fn send(&self, command: LogCommand) {
-        self.inbox.with_value(|inbox| {
+        // try_: a round's last updates may come after the classroom (and its log) is gone.
+        self.inbox.try_with_value(|inbox| {
             if let Some(inbox) = inbox {
                 let _ = inbox.unbounded_send(command);
             }
