@@ -303,7 +303,7 @@ test("leaving the classroom mid-round stops the round quietly; coming back shows
   const { context, page, problems } = await openConnectedClassroom();
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
-  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.querySelector(".bubble-name").textContent === "Priya"), null, { timeout: 20000 });
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble][data-done=false]")].some((b) => b.querySelector(".bubble-name").textContent === "Priya" && b.querySelector(".bubble-text").textContent.length > 0), null, { timeout: 20000 });
   await page.getByRole("link", { name: "Library" }).click();
   await page.getByTestId("sample-list").waitFor();
   await page.waitForTimeout(500); // the round's last updates arrive after the classroom is gone

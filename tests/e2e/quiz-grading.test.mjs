@@ -195,3 +195,22 @@ test("without a provider the learner marks short answers and is told where to co
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("moving on while the teacher is still grading is quiet", async () => {
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  await script({ default: { json: { score: 1, feedback: "Fine." } }, chunk_words: 1, chunk_delay_ms: 300 });
+  const { context, page, problems } = await openPage(browser);
+  await page.addInitScript(() => localStorage.setItem("aula.captions_only", "true"));
+  await connect(page);
+  await answerQuiz(page);
+  await waitForState(page, shorts[0], "grading");
+  await page.getByTestId("scene-button").nth(quizScene - 1).click();
+  // The grades arrive after the quiz is gone.
+  const started = Date.now();
+  while ((await chatRequests()).chats.length < shorts.length && Date.now() - started < 10000) {
+    await page.waitForTimeout(100);
+  }
+  await page.waitForTimeout(2500);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

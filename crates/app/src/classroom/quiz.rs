@@ -90,7 +90,7 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
         attempt.update_value(|a| *a += 1);
         let this = attempt.get_value();
         let mark = move |id: String, mark: TeacherMark| {
-            if attempt.get_value() == this {
+            if attempt.try_get_value() == Some(this) {
                 teacher_marks.try_update(|m| m.insert(id, mark));
             }
         };
