@@ -395,6 +395,7 @@ test("with a provider, a scene's discussion runs live: its classmate opens, the 
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=bubble][data-done=true]").length >= 2, null, { timeout: 20000 });
   await page.screenshot({ path: `${SHOTS}discussion-live.png`, fullPage: true });
   const texts = await bubbleTexts(page);
+  assert.equal(await page.getByTestId("topic-line").textContent(), `Discussion: ${discussion.topic}`, "the conversation says what is discussed");
   assert.ok(texts[0].startsWith(opener.name), `the classmate who raised it opens: ${texts}`);
   assert.ok(texts[1].startsWith("Dr. Elena Ward"), `then the teacher: ${texts}`);
   // The classmate's call was the discussion's opening (no director call before it), with the topic.

@@ -114,6 +114,14 @@ pub enum SessionEvent {
     SessionEnd {
         reason: String,
     },
+    /// A discussion opens: its topic, and the agent who opens it (stored as `text` and
+    /// `agent_id`, like every other event).
+    DiscussionStart {
+        #[serde(rename = "text")]
+        topic: String,
+        #[serde(rename = "agent_id", default, skip_serializing_if = "Option::is_none")]
+        initiator: Option<String>,
+    },
 }
 
 /// An event as stored: its place in the session and when it happened (milliseconds since the
@@ -218,6 +226,11 @@ impl From<LoggedEvent> for Record {
                 reason: Some(reason),
                 ..base("session_end")
             },
+            SessionEvent::DiscussionStart { topic, initiator } => Record {
+                text: Some(topic),
+                agent_id: initiator,
+                ..base("discussion_start")
+            },
         }
     }
 }
@@ -270,6 +283,10 @@ impl TryFrom<Record> for LoggedEvent {
             },
             "session_end" => SessionEvent::SessionEnd {
                 reason: need(record.reason, "reason")?,
+            },
+            "discussion_start" => SessionEvent::DiscussionStart {
+                topic: need(record.text, "text")?,
+                initiator: record.agent_id,
             },
             _ => return Err(format!("\"{kind}\" is not an event kind this Aula knows")),
         };
@@ -635,6 +652,8 @@ pub enum ViewSpeaker {
     Learner,
     /// An agent, by id.
     Agent(String),
+    /// Not a speaker: a discussion opens here; the message's text is its topic.
+    DiscussionTopic,
 }
 
 /// One message as the learner sees it.
@@ -717,13 +736,12 @@ impl SessionView {
         self.last_seq = self.last_seq.max(logged.seq);
         match &logged.event {
             SessionEvent::UserMessage { text } => {
-                self.messages.push(ViewMessage {
-                    speaker: ViewSpeaker::Learner,
-                    text: text.clone(),
-                    actions: Vec::new(),
-                    interrupted: false,
-                    complete: true,
-                });
+                self.push_complete(ViewSpeaker::Learner, text);
+                self.waiting_for_learner = false;
+                self.ended = None;
+            }
+            SessionEvent::DiscussionStart { topic, .. } => {
+                self.push_complete(ViewSpeaker::DiscussionTopic, topic);
                 self.waiting_for_learner = false;
                 self.ended = None;
             }
@@ -806,6 +824,16 @@ impl SessionView {
                 })
             })
             .collect()
+    }
+
+    fn push_complete(&mut self, speaker: ViewSpeaker, text: &str) {
+        self.messages.push(ViewMessage {
+            speaker,
+            text: text.to_owned(),
+            actions: Vec::new(),
+            interrupted: false,
+            complete: true,
+        });
     }
 
     fn open_message(&self, agent_id: &str) -> Option<usize> {
@@ -941,6 +969,34 @@ mod tests {
     }
 
     #[test]
+    fn a_discussion_shows_its_topic_before_its_turns_and_the_history_is_unchanged() {
+        let view = fold(&logged(vec![
+            user("Why?"),
+            start("t"),
+            end("t", "Because.", false),
+            SessionEvent::DiscussionStart {
+                topic: "Why n²?".into(),
+                initiator: Some("sam".into()),
+            },
+            start("sam"),
+            end("sam", "Is it the steps?", false),
+        ]));
+        let speakers: Vec<_> = view.messages.iter().map(|m| m.speaker.clone()).collect();
+        assert_eq!(
+            speakers,
+            [
+                ViewSpeaker::Learner,
+                ViewSpeaker::Agent("t".into()),
+                ViewSpeaker::DiscussionTopic,
+                ViewSpeaker::Agent("sam".into()),
+            ]
+        );
+        assert_eq!(view.messages[2].text, "Why n²?");
+        assert!(view.messages[2].complete && view.speaking.is_none());
+        assert_eq!(view.resume_point(), Resume::Idle);
+    }
+
+    #[test]
     fn every_event_kind_round_trips_with_its_kind_tag() {
         let cases = vec![
             (
@@ -997,6 +1053,20 @@ mod tests {
             (
                 session_end("round over"),
                 json!({"kind": "session_end", "reason": "round over"}),
+            ),
+            (
+                SessionEvent::DiscussionStart {
+                    topic: "Why n²?".into(),
+                    initiator: Some("sam".into()),
+                },
+                json!({"kind": "discussion_start", "text": "Why n²?", "agent_id": "sam"}),
+            ),
+            (
+                SessionEvent::DiscussionStart {
+                    topic: "Why n²?".into(),
+                    initiator: None,
+                },
+                json!({"kind": "discussion_start", "text": "Why n²?"}),
             ),
         ];
         for (event, shape) in cases {

@@ -176,6 +176,12 @@ impl Conversation {
             // Written before anything else happens, so a crash never loses it.
             self.record(SessionEvent::UserMessage { text });
         }
+        if let Mode::Discussion(discussion) = &mode {
+            self.record(SessionEvent::DiscussionStart {
+                topic: discussion.topic.clone(),
+                initiator: discussion.initiator.clone(),
+            });
+        }
         let (scene_index, whiteboard_open) = self
             .session
             .stage
@@ -244,13 +250,17 @@ fn history(view: &SessionView) -> Vec<HistoryLine> {
     view.messages
         .iter()
         .filter(|m| !m.text.trim().is_empty())
-        .map(|m| HistoryLine {
-            who: match &m.speaker {
-                ViewSpeaker::Learner => "learner".to_owned(),
-                ViewSpeaker::Agent(id) => id.clone(),
-            },
-            text: m.text.clone(),
-            interrupted: m.interrupted,
+        .filter_map(|m| {
+            Some(HistoryLine {
+                who: match &m.speaker {
+                    ViewSpeaker::Learner => "learner".to_owned(),
+                    ViewSpeaker::Agent(id) => id.clone(),
+                    // The round's mode carries the discussion's topic.
+                    ViewSpeaker::DiscussionTopic => return None,
+                },
+                text: m.text.clone(),
+                interrupted: m.interrupted,
+            })
         })
         .collect()
 }
@@ -277,6 +287,15 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
         let agent = match &message.speaker {
             ViewSpeaker::Agent(id) => session.course(|c| c.agent(id).cloned()),
             ViewSpeaker::Learner => None,
+            ViewSpeaker::DiscussionTopic => {
+                let topic = message.text;
+                return view! {
+                    <li class="topic-line" data-testid="topic-line">
+                        {t!(i18n, ask_discussion, topic = move || topic.clone())}
+                    </li>
+                }
+                .into_any();
+            }
         };
         let name = match &agent {
             Some(a) => a.name.clone(),
@@ -286,7 +305,7 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
         let disc = agent.as_ref().map(|a| avatar(a, "avatar small"));
         let class = match message.speaker {
             ViewSpeaker::Learner => "bubble learner",
-            ViewSpeaker::Agent(_) => "bubble agent",
+            _ => "bubble agent",
         };
         let open = !message.complete && !message.interrupted;
         view! {
@@ -302,6 +321,7 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
                 {message.interrupted.then(|| view! { <p class="bubble-cut">{t!(i18n, ask_cut_off)}</p> })}
             </li>
         }
+        .into_any()
     };
     // What is shown: every message with something in it, the open one always (it is streaming),
     // and the thinking of the agent speaking.
@@ -311,7 +331,7 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
                 .iter()
                 .filter(|m| {
                     !m.text.trim().is_empty()
-                        || matches!(m.speaker, ViewSpeaker::Learner)
+                        || !matches!(m.speaker, ViewSpeaker::Agent(_))
                         || (!m.complete && !m.interrupted)
                 })
                 .map(|m| {
