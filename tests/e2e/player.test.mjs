@@ -5,7 +5,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, DIST, answerQuiz } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const COURSE_FILE = "transformer-en.json";
@@ -118,18 +118,8 @@ test("the English sample plays: captions change, spotlight and whiteboard appear
   await goToScene(page, quizScene);
   await page.getByTestId("quiz").waitFor();
   const questions = course.scenes[quizScene].content.questions;
-  let possible = 0;
-  for (const q of questions) {
-    possible += q.points ?? 1;
-    const card = page.locator(`[data-question="${q.id}"]`);
-    if (q.type === "single") {
-      await card.locator(`input[value="${q.answer}"]`).check();
-    } else if (q.type === "multiple") {
-      for (const id of q.answers) await card.locator(`input[value="${id}"]`).check();
-    } else {
-      await card.locator("textarea").fill(q.reference_answer);
-    }
-  }
+  const possible = questions.reduce((sum, q) => sum + (q.points ?? 1), 0);
+  await answerQuiz(page, questions, (q) => q.reference_answer);
   await page.getByTestId("quiz-check").click();
   for (const q of questions.filter((q) => q.type === "short")) {
     await page.locator(`[data-question="${q.id}"] .self-mark input`).check();

@@ -6,7 +6,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, startMock, connectToMock, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock, connectToMock, answerQuiz as answerQuestions, DIST } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const KEY = "sk-live-test-654321";
@@ -48,16 +48,7 @@ async function answerQuiz(page) {
   await page.getByTestId("classroom").waitFor();
   await page.getByTestId("scene-button").nth(quizScene).click();
   await page.getByTestId("quiz").waitFor();
-  for (const q of questions) {
-    const card = page.locator(`[data-question="${q.id}"]`);
-    if (q.type === "single") {
-      await card.locator(`input[value="${q.answer}"]`).check();
-    } else if (q.type === "multiple") {
-      for (const id of q.answers) await card.locator(`input[value="${id}"]`).check();
-    } else {
-      await card.locator("textarea").fill(answerTo(q));
-    }
-  }
+  await answerQuestions(page, questions, answerTo);
   // Checking works from the keyboard.
   await page.getByTestId("quiz-check").focus();
   await page.keyboard.press("Enter");

@@ -100,3 +100,18 @@ export async function connectToMock(page, { appUrl, mockUrl, key }) {
   await page.getByTestId("provider-save").click();
   await page.getByTestId("provider-saved").waitFor();
 }
+
+/** Answers every question of a quiz on the page: choice questions right, short ones with
+ *  `shortAnswer(question)`. */
+export async function answerQuiz(page, questions, shortAnswer) {
+  for (const q of questions) {
+    const card = page.locator(`[data-question="${q.id}"]`);
+    if (q.type === "single") {
+      await card.locator(`input[value="${q.answer}"]`).check();
+    } else if (q.type === "multiple") {
+      for (const id of q.answers) await card.locator(`input[value="${id}"]`).check();
+    } else {
+      await card.locator("textarea").fill(shortAnswer(q));
+    }
+  }
+}
