@@ -33,6 +33,112 @@ impl LatexError {
     }
 }
 
+/// Roughly how wide `latex` typesets, in ems, for sizing a formula to its box before layout:
+/// each visible character counts, a command that draws one symbol (`\alpha`, `\mid`) counts as
+/// one, relations and operators count double for their spacing, font and text commands
+/// (`\mathrm{..}`, `\text{..}`) count by their argument, and grouping, script markers and
+/// spacing count little or nothing. It errs wide (scripts and fractions are counted as if on the
+/// line), so a formula sized by it fits.
+pub fn approx_width_em(latex: &str) -> f64 {
+    const CHAR_EM: f64 = 0.6;
+    // A relation or binary operator brings its spacing on both sides.
+    const OPERATOR_EM: f64 = 1.2;
+    let mut width = 0.0;
+    let mut chars = latex.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '{' | '}' | '^' | '_' | '$' | '&' => {}
+            ' ' => {}
+            '\\' => {
+                let mut name = String::new();
+                while let Some(&next) = chars.peek() {
+                    if next.is_ascii_alphabetic() {
+                        name.push(next);
+                        chars.next();
+                    } else {
+                        break;
+                    }
+                }
+                if name.is_empty() {
+                    // `\,` `\;` `\!` `\\` and escaped characters.
+                    match chars.next() {
+                        Some(',' | ';' | ':' | '!' | '\\') | None => width += 0.2,
+                        Some(_) => width += CHAR_EM,
+                    }
+                    continue;
+                }
+                let text_like = matches!(
+                    name.as_str(),
+                    "text"
+                        | "textrm"
+                        | "textbf"
+                        | "textit"
+                        | "mathrm"
+                        | "mathbf"
+                        | "mathit"
+                        | "mathsf"
+                        | "mathtt"
+                        | "mathcal"
+                        | "mathbb"
+                        | "mathfrak"
+                        | "boldsymbol"
+                        | "operatorname"
+                        | "left"
+                        | "right"
+                        | "big"
+                        | "Big"
+                        | "bigg"
+                        | "Bigg"
+                        | "displaystyle"
+                        | "frac"
+                        | "dfrac"
+                        | "tfrac"
+                        | "sqrt"
+                        | "begin"
+                        | "end"
+                );
+                let operator = matches!(
+                    name.as_str(),
+                    "mid"
+                        | "le"
+                        | "leq"
+                        | "ge"
+                        | "geq"
+                        | "neq"
+                        | "approx"
+                        | "equiv"
+                        | "sim"
+                        | "times"
+                        | "cdot"
+                        | "pm"
+                        | "mp"
+                        | "to"
+                        | "rightarrow"
+                        | "leftarrow"
+                        | "Rightarrow"
+                        | "in"
+                        | "notin"
+                        | "subset"
+                        | "cup"
+                        | "cap"
+                );
+                if operator {
+                    width += OPERATOR_EM;
+                } else if matches!(name.as_str(), "quad") {
+                    width += 1.0;
+                } else if matches!(name.as_str(), "qquad") {
+                    width += 2.0;
+                } else if !text_like {
+                    width += CHAR_EM;
+                }
+            }
+            '=' | '+' | '-' | '<' | '>' => width += OPERATOR_EM,
+            _ => width += CHAR_EM,
+        }
+    }
+    width
+}
+
 fn fail<T>(parts: &[&str]) -> Result<T, LatexError> {
     Err(LatexError::new(parts.concat()))
 }
@@ -1879,6 +1985,28 @@ fn unknown(what: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_formula_is_as_wide_as_what_it_shows() {
+        let one = super::approx_width_em("x");
+        assert!((one - 0.6).abs() < 1e-9);
+        // Font commands count by their argument, symbol commands as one character.
+        assert_eq!(
+            super::approx_width_em("\\mathrm{softmax}"),
+            super::approx_width_em("softmax")
+        );
+        assert_eq!(super::approx_width_em("\\alpha"), one);
+        assert_eq!(super::approx_width_em("{x}^{2}_{i}"), 3.0 * one);
+        let wide = super::approx_width_em(
+            "P(w \\mid \\text{text}) = \\mathrm{softmax}(h\\, W_{\\mathrm{vocab}})_w",
+        );
+        assert!((17.0..18.5).contains(&wide), "{wide}");
+        assert!(
+            super::approx_width_em("a=b") > 3.0 * one,
+            "operators bring their spacing"
+        );
+        assert_eq!(super::approx_width_em(""), 0.0);
+    }
+
     use super::*;
     use crate::markup_check::{assert_safe_markup, parse_markup, Element};
 

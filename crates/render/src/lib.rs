@@ -19,7 +19,7 @@ mod safety_tests;
 
 pub use chart::chart_svg;
 pub use code::highlight_code;
-pub use latex::{latex_to_mathml, LatexError};
+pub use latex::{approx_width_em, latex_to_mathml, LatexError};
 pub use markdown::markdown_to_html;
 
 /// Escapes text for an HTML (or XML) text node or a quoted attribute value:

@@ -8,7 +8,9 @@ use aula_course::action::{LineEnd, LineStyle, WhiteboardShape};
 use aula_course::scene::{ShapeKind, TextAlign};
 use aula_course::{SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH};
 use aula_player::{BoardContent, BoardItem, Rect};
-use aula_render::{chart_svg, escape_html, highlight_code, latex_to_mathml, markdown_to_html};
+use aula_render::{
+    approx_width_em, chart_svg, escape_html, highlight_code, latex_to_mathml, markdown_to_html,
+};
 use leptos::prelude::*;
 
 use super::session::Session;
@@ -54,6 +56,13 @@ fn safe_src(src: &str) -> Option<String> {
         || (lower.starts_with('/') && !lower.starts_with("//"))
         || lower.starts_with("data:image/");
     allowed.then(|| src.trim().to_owned())
+}
+
+/// The font size (slide pixels) that fits `latex` in a `width` × `height` box: as tall as the
+/// box allows, narrower when the formula is long.
+fn latex_font(latex: &str, width: f64, height: f64, tallest: f64) -> String {
+    let fits_width = width / approx_width_em(latex).max(1.0);
+    font((height * 0.45).min(tallest).min(fits_width).max(10.0))
 }
 
 fn latex_html(latex: &str, display: bool) -> String {
@@ -231,7 +240,7 @@ fn slide_element_html(element: &SlideElement) -> String {
         SlideElement::Latex(latex) => {
             let style = format!(
                 "{style}{}color:{};",
-                font((frame.height * 0.45).clamp(16.0, 44.0)),
+                latex_font(&latex.latex, frame.width, frame.height, 44.0),
                 colour(latex.color.as_deref().unwrap_or("inherit"), "inherit")
             );
             div("latex", &style, &latex_html(&latex.latex, true))
@@ -334,7 +343,7 @@ fn board_item_html(item: &BoardItem) -> (String, String) {
         BoardContent::Latex(latex) => {
             style.push_str(&format!(
                 "{}color:{};",
-                font(30.0),
+                latex_font(&latex.latex, width, f64::INFINITY, 30.0),
                 colour(&latex.color, "#111111")
             ));
             latex_html(&latex.latex, true)
