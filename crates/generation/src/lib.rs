@@ -262,5 +262,7 @@ pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, Gr
     TaskGraph::new(tasks)
 }
 
+pub mod job;
+
 #[cfg(test)]
 mod tests;
