@@ -122,7 +122,9 @@ async fn write(
                 }
                 view = fold(&events);
                 // A turn the last visit left streaming was cut off: say so in the log itself.
-                for checkpoint in view.interrupted_checkpoints() {
+                let checkpoints = view.interrupted_checkpoints();
+                let closed_any = !checkpoints.is_empty();
+                for checkpoint in checkpoints {
                     let at_ms = wall_ms();
                     match log.append(at_ms, checkpoint.clone()).await {
                         Ok(seq) => view.apply(&LoggedEvent {
@@ -133,8 +135,11 @@ async fn write(
                         Err(error) => leptos::logging::warn!("classroom: {error}"),
                     }
                 }
-                if let Err(error) = log.compact().await {
-                    leptos::logging::warn!("classroom: compacting the conversation: {error}");
+                // Finished turns were compacted at their checkpoints; only new ones need it.
+                if closed_any {
+                    if let Err(error) = log.compact().await {
+                        leptos::logging::warn!("classroom: compacting the conversation: {error}");
+                    }
                 }
             }
             Err(error) => leptos::logging::warn!("classroom: the last conversation: {error}"),
