@@ -175,6 +175,8 @@ test("a question starts a three-agent round that streams, draws, ends, and the l
   await page.getByTestId("play").click();
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "playing");
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
+  // A double press asks once.
+  await page.getByTestId("ask-input").press("Enter");
   await page.getByTestId("ask-input").press("Enter");
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "interrupted", null, { timeout: 10000 });
   // The teacher's thinking shows in a bar on her bubble until she speaks.

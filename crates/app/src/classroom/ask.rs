@@ -41,6 +41,8 @@ pub struct Conversation {
     pub restored: RwSignal<bool>,
     /// The round running in the AI worker, by job id.
     pub running: RwSignal<Option<u32>>,
+    /// A round is being set up (settings and course read) and has no job id yet.
+    starting: StoredValue<bool>,
     pub problem: RwSignal<Option<String>>,
     /// The course file, read once per visit (a sample means two fetches).
     course_file: StoredValue<Option<String>>,
@@ -80,6 +82,7 @@ impl Conversation {
             view,
             restored,
             running,
+            starting: StoredValue::new(false),
             problem: RwSignal::new(None),
             course_file: StoredValue::new(None),
         }
@@ -137,9 +140,25 @@ impl Conversation {
         question: Option<String>,
         explain: impl Fn(Unusable) -> String,
     ) -> Result<(), ()> {
-        if self.running.get_untracked().is_some() || !self.restored.get_untracked() {
+        // One round at a time, counting one still being set up (a double click on Ask).
+        if self.running.get_untracked().is_some()
+            || !self.restored.get_untracked()
+            || self.starting.get_value()
+        {
             return Err(());
         }
+        self.starting.set_value(true);
+        let started = self.set_up_round(mode, question, explain).await;
+        self.starting.try_set_value(false);
+        started
+    }
+
+    async fn set_up_round(
+        self,
+        mode: Mode,
+        question: Option<String>,
+        explain: impl Fn(Unusable) -> String,
+    ) -> Result<(), ()> {
         self.problem.set(None);
         let fail = |message: String| {
             self.problem.set(Some(message));
