@@ -272,7 +272,7 @@ pub fn effective_actions(agent: &AgentProfile, scene: Option<&SceneContent>) -> 
 }
 
 /// How an action is written in a reply, or `None` for actions agents never use live.
-fn action_reference(kind: ActionKind) -> Option<&'static str> {
+pub fn action_reference(kind: ActionKind) -> Option<&'static str> {
     Some(match kind {
         ActionKind::Spotlight => "dims everything on the slide except one element. params: {\"element_id\": string, \"dim_opacity\"?: 0..1}",
         ActionKind::Laser => "points a laser dot at one slide element. params: {\"element_id\": string, \"color\"?: string}",
@@ -367,7 +367,7 @@ fn board_guidance(role: AgentRole) -> &'static str {
     }
 }
 
-pub(crate) fn language_name(tag: &str) -> String {
+pub fn language_name(tag: &str) -> String {
     let primary = tag
         .split(['-', '_'])
         .next()
@@ -394,7 +394,7 @@ fn scene_kind(content: &SceneContent) -> &'static str {
     content.kind_name()
 }
 
-fn element_line(element: &SlideElement) -> String {
+pub fn element_line(element: &SlideElement) -> String {
     let frame = element.frame();
     let what = match element {
         SlideElement::Text(e) => format!("text \"{}\"", clip(&e.markdown, 60)),

@@ -272,16 +272,16 @@ mod tests {
     fn at_most_the_limit_runs_and_finished_work_frees_room() {
         let mut job = Job::new(scenes(4), JobRecord::default(), limit(3));
         let first = job.start(0.0);
-        assert_eq!(first, ["agents", "s1/content", "s2/content"]);
+        assert_eq!(first, ["s1/content", "s2/content", "s3/content"]);
         assert!(job.start(0.0).is_empty(), "full");
-        job.finished("s1/content", "{}".into(), 10);
-        assert_eq!(job.start(0.0), ["s3/content"]);
-        job.finished("agents", "{}".into(), 10);
+        job.finished("s2/content", "{}".into(), 10);
         assert_eq!(
             job.start(0.0),
-            ["s1/actions"],
-            "its content and the cast are there"
+            ["s2/actions"],
+            "a ready script goes before more content"
         );
+        job.finished("s1/content", "{}".into(), 10);
+        assert_eq!(job.start(0.0), ["s1/actions"]);
         assert_eq!(job.record().tokens_spent, 20);
     }
 
@@ -338,7 +338,7 @@ mod tests {
     fn a_reload_resumes_from_the_record_without_redoing_finished_tasks() {
         let mut job = Job::new(scenes(2), JobRecord::default(), limit(3));
         job.start(0.0);
-        job.finished("agents", "cast".into(), 7);
+        job.finished("s2/content", "slides 2".into(), 7);
         job.finished("s1/content", "slides 1".into(), 9);
         // s2/content was running when the page closed.
         let saved = serde_json::to_string(job.record()).unwrap();
@@ -346,10 +346,8 @@ mod tests {
         let record: JobRecord = serde_json::from_str(&saved).unwrap();
         let mut again = Job::new(scenes(2), record, limit(3));
         let started = again.start(0.0);
-        assert_eq!(started, ["s1/actions", "s2/content"]);
-        assert!(!started
-            .iter()
-            .any(|id| id == "agents" || id == "s1/content"));
+        assert_eq!(started, ["s1/actions", "s2/actions"]);
+        assert!(!started.iter().any(|id| id.ends_with("/content")));
         assert_eq!(again.output("s1/content"), Some("slides 1"));
         assert_eq!(again.record().tokens_spent, 16);
     }
@@ -373,12 +371,12 @@ mod tests {
     fn nothing_new_starts_once_the_token_budget_is_spent() {
         let mut job = Job::new(scenes(3), JobRecord::default(), limit(2)).with_token_budget(100);
         assert_eq!(job.start(0.0).len(), 2);
-        job.finished("agents", "cast".into(), 60);
+        job.finished("s1/content", "slides".into(), 60);
         assert_eq!(job.start(0.0).len(), 1);
-        job.finished("s1/content", "slides".into(), 50);
+        job.finished("s2/content", "slides".into(), 50);
         assert!(job.over_budget());
         assert!(job.start(0.0).is_empty());
-        job.finished("s2/content", "slides".into(), 5);
+        job.finished("s1/actions", "script".into(), 5);
         assert!(job.is_settled(), "over budget with nothing running");
     }
 
@@ -390,15 +388,15 @@ mod tests {
                 job.finished(&id, format!("out {id}"), 1);
             }
         }
-        assert_eq!(job.record().finished.len(), 7);
+        assert_eq!(job.record().finished.len(), 4);
         job.retry("s1/content");
         let again: Vec<_> = job.start(0.0);
         assert_eq!(again, ["s1/content"]);
         let kept: Vec<_> = job.record().finished.keys().cloned().collect();
         assert_eq!(
             kept,
-            ["agents", "s2/content"],
-            "s1's script and narration, and s2's script after it, go again"
+            ["s2/actions", "s2/content"],
+            "s1's content and script go again, scene 2 is kept"
         );
     }
 }

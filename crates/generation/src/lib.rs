@@ -213,25 +213,39 @@ fn find_cycle(deps: &[Vec<usize>], waiting: &[usize]) -> Vec<usize> {
 /// What a course-generation task does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GenerationStep {
-    /// Create the cast of agents for the course.
-    AgentProfiles,
-    /// Write one scene's slides, quiz, page or briefing.
+    /// Write one scene's slide, quiz, page or project.
     SceneContent { scene_id: String },
     /// Write one scene's script of actions.
     SceneActions { scene_id: String },
-    /// Synthesize one scene's narration audio.
-    Narration { scene_id: String },
 }
 
-/// The plan after the outline: contents of all scenes can be written in parallel; each script
-/// needs its scene's content, the cast, and the previous scene's script (so the teacher picks up
-/// where the last scene left off); narration follows each script.
+impl GenerationStep {
+    pub fn scene_id(&self) -> &str {
+        match self {
+            GenerationStep::SceneContent { scene_id }
+            | GenerationStep::SceneActions { scene_id } => scene_id,
+        }
+    }
+}
+
+/// The task id of a scene's content.
+pub fn content_task(scene_id: &str) -> String {
+    format!("{scene_id}/content")
+}
+
+/// The task id of a scene's script.
+pub fn actions_task(scene_id: &str) -> String {
+    format!("{scene_id}/actions")
+}
+
+/// The plan after the outline: every scene's content can be written at once, and each script
+/// waits only for its own scene's content. Scripts do not wait for each other: the outline gives
+/// every script the whole course's order, so a scene knows what came before it without its text,
+/// the critical path is two calls long, and a failed script holds back no other scene.
 pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, GraphError> {
-    let mut tasks = vec![Task::new("agents", &[], GenerationStep::AgentProfiles)];
-    let mut previous_script: Option<String> = None;
+    let mut tasks = Vec::with_capacity(scene_ids.len() * 2);
     for scene in scene_ids {
-        let content = format!("{scene}/content");
-        let script = format!("{scene}/actions");
+        let content = content_task(scene);
         tasks.push(Task::new(
             content.clone(),
             &[],
@@ -239,30 +253,27 @@ pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, Gr
                 scene_id: scene.clone(),
             },
         ));
-        let mut waits: Vec<&str> = vec![&content, "agents"];
-        if let Some(previous) = &previous_script {
-            waits.push(previous);
-        }
         tasks.push(Task::new(
-            script.clone(),
-            &waits,
+            actions_task(scene),
+            &[&content],
             GenerationStep::SceneActions {
                 scene_id: scene.clone(),
             },
         ));
-        tasks.push(Task::new(
-            format!("{scene}/narration"),
-            &[&script],
-            GenerationStep::Narration {
-                scene_id: scene.clone(),
-            },
-        ));
-        previous_script = Some(script);
     }
     TaskGraph::new(tasks)
 }
 
+pub mod assemble;
 pub mod job;
+pub mod outline;
+pub mod repair;
+pub mod run;
+pub mod stages;
+pub mod wire;
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod run_tests;

@@ -165,30 +165,42 @@ fn a_finished_job_is_settled_with_nothing_ready() {
 }
 
 #[test]
-fn scene_contents_run_in_parallel_but_scripts_follow_the_scene_order() {
+fn scene_contents_run_in_parallel_and_each_script_waits_only_for_its_content() {
     let scenes: Vec<String> = ["s1", "s2", "s3"].iter().map(|s| s.to_string()).collect();
     let g = plan_scenes(&scenes).unwrap();
-    assert_eq!(g.len(), 1 + 3 * 3);
+    assert_eq!(g.len(), 2 * 3);
     assert_eq!(
         ids(g.ready(&Progress::default(), limit(10))),
-        ["agents", "s1/content", "s2/content", "s3/content"]
+        ["s1/content", "s2/content", "s3/content"]
+    );
+    assert_eq!(
+        ids(g.ready(&Progress::default(), limit(2))),
+        ["s1/content", "s2/content"],
+        "in outline order under the limit"
     );
     let written = Progress {
-        finished: set(&["agents", "s1/content", "s2/content", "s3/content"]),
+        finished: set(&["s2/content", "s3/content"]),
         ..Progress::default()
     };
-    assert_eq!(ids(g.ready(&written, limit(10))), ["s1/actions"]);
+    assert_eq!(
+        ids(g.ready(&written, limit(10))),
+        ["s1/content", "s2/actions", "s3/actions"]
+    );
     assert_eq!(
         g.task("s2/actions").map(|t| t.work.clone()),
         Some(GenerationStep::SceneActions {
             scene_id: "s2".into()
         })
     );
-    let mut scripted = written.clone();
-    scripted.finished.insert("s1/actions".into());
+    let failed = Progress {
+        finished: set(&["s1/content", "s3/content"]),
+        failed: set(&["s2/content"]),
+        ..Progress::default()
+    };
     assert_eq!(
-        ids(g.ready(&scripted, limit(10))),
-        ["s1/narration", "s2/actions"]
+        ids(g.blocked(&failed)),
+        ["s2/actions"],
+        "only its own script waits"
     );
 }
 

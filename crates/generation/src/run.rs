@@ -1,0 +1,508 @@
+//! Running a generation: the outline call, then the scene tasks of [`crate::plan_scenes`] under
+//! the [`Job`]'s concurrency limit, each task a stage call read strictly, repaired once, and
+//! asked again once with the reason it failed ([`run_stage`]). Everything that happens is a
+//! [`GenEvent`] for the caller, who saves the record after every finished task. Generic over the
+//! providers' `Transport` and `Sleeper` and a clock, so it runs the same in the browser's AI
+//! worker and in host tests.
+
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::future::Future;
+use std::num::NonZeroUsize;
+use std::pin::{pin, Pin};
+use std::rc::Rc;
+
+use aula_course::{Action, SceneContent};
+use aula_providers::{
+    stream_chat_with_retry, AbortHandle, ChatRequest, Endpoint, ProviderError, RetryPolicy,
+    Sleeper, StreamEvent, Transport,
+};
+use futures_util::future::{select, Either};
+use futures_util::stream::{FuturesUnordered, StreamExt};
+
+use crate::job::{AfterFailure, Job, JobRecord};
+use crate::outline::{
+    outline_request, parse_outline, CourseRequest, Outline, OutlinePreview, PreviewScene,
+};
+use crate::stages::{
+    actions_request, content_request, feedback_request, parse_actions, parse_content, Read,
+    SceneContext,
+};
+use crate::{plan_scenes, GenerationStep};
+
+/// What happens during a generation, in order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum GenEvent {
+    /// A scene of the outline, seen while it streams.
+    OutlineScene(PreviewScene),
+    /// The outline is read and normalized.
+    Outline(Outline),
+    Started {
+        task: String,
+    },
+    /// A task is done; its output is in the record.
+    Finished {
+        task: String,
+    },
+    /// A task failed; it goes again at `retry_at_ms`, or (`None`) it gave up.
+    Failed {
+        task: String,
+        error: String,
+        retry_at_ms: Option<f64>,
+    },
+    /// Something code fixed or a provider retry, for the log.
+    Note {
+        task: String,
+        note: String,
+    },
+    /// Tokens spent so far, in all.
+    Tokens(u64),
+    /// Nothing more will run: `fatal` says why when the whole job stopped (a rejected key).
+    Settled {
+        cancelled: bool,
+        fatal: Option<String>,
+    },
+}
+
+/// The stop button and the retry requests of a running generation.
+#[derive(Clone, Default)]
+pub struct GenControl(Rc<ControlState>);
+
+#[derive(Default)]
+struct ControlState {
+    cancelled: Cell<bool>,
+    retries: RefCell<Vec<String>>,
+    calls: RefCell<HashMap<u64, Box<dyn AbortHandle>>>,
+    next_call: Cell<u64>,
+    /// Wakes the job loop when the learner asks for something.
+    wake: RefCell<Option<futures_channel::oneshot::Sender<()>>>,
+}
+
+impl GenControl {
+    /// Stops every running call; the job settles as cancelled. Finished tasks stay in the record.
+    pub fn cancel(&self) {
+        self.0.cancelled.set(true);
+        for (_, call) in self.0.calls.borrow_mut().drain() {
+            call.abort();
+        }
+        self.poke();
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.cancelled.get()
+    }
+
+    /// Asks for `task` (and what depends on it) to be done again.
+    pub fn retry(&self, task: &str) {
+        self.0.retries.borrow_mut().push(task.to_string());
+        self.poke();
+    }
+
+    fn poke(&self) {
+        if let Some(wake) = self.0.wake.borrow_mut().take() {
+            let _ = wake.send(());
+        }
+    }
+
+    fn track(&self, abort: Box<dyn AbortHandle>) -> u64 {
+        let id = self.0.next_call.get();
+        self.0.next_call.set(id + 1);
+        if self.is_cancelled() {
+            abort.abort();
+        }
+        self.0.calls.borrow_mut().insert(id, abort);
+        id
+    }
+
+    fn untrack(&self, id: u64) {
+        self.0.calls.borrow_mut().remove(&id);
+    }
+}
+
+/// Where a generation calls its model, and how it waits and tells time.
+pub struct Env<'a> {
+    pub transport: &'a dyn Transport,
+    pub sleeper: &'a dyn Sleeper,
+    /// Milliseconds, monotonic enough for backoff.
+    pub now_ms: &'a dyn Fn() -> f64,
+    pub endpoint: Endpoint,
+    pub control: GenControl,
+}
+
+/// Why a call or a stage failed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageError {
+    pub message: String,
+    /// Trying again cannot help (a rejected key, a model that does not exist): stop the job.
+    pub fatal: bool,
+}
+
+/// One call to its end: the reply's text and the tokens it cost. The provider-level retry
+/// (rate limits, dropped connections) is inside; a retry starts the reply over.
+pub async fn call(
+    env: &Env<'_>,
+    request: &ChatRequest,
+    task: &str,
+    notes: &mut Vec<String>,
+    on_text: &mut dyn FnMut(&str),
+) -> Result<(String, u64), StageError> {
+    let reply = Rc::new(RefCell::new(String::new()));
+    let tokens = Rc::new(Cell::new(0u64));
+    let failure: Rc<RefCell<Option<ProviderError>>> = Rc::default();
+    let retries: Rc<RefCell<Vec<String>>> = Rc::default();
+    let policy = RetryPolicy {
+        retry_after_output: true,
+        stall_ms: 60_000,
+        ..RetryPolicy::default()
+    };
+    let (text, spent, failed, again) = (
+        reply.clone(),
+        tokens.clone(),
+        failure.clone(),
+        reply.clone(),
+    );
+    let noted = retries.clone();
+    let (abort, drive) = stream_chat_with_retry(
+        env.transport,
+        env.sleeper,
+        policy,
+        env.endpoint.clone(),
+        request,
+        move |event| match event {
+            StreamEvent::TextDelta(t) | StreamEvent::JsonDelta(t) => {
+                text.borrow_mut().push_str(&t);
+                on_text(&t);
+            }
+            StreamEvent::Usage { input, output, .. } => spent.set(spent.get() + input + output),
+            StreamEvent::Error(e) => *failed.borrow_mut() = Some(e),
+            _ => {}
+        },
+        move |attempt, wait_ms, error| {
+            again.borrow_mut().clear();
+            noted.borrow_mut().push(format!(
+                "attempt {attempt} failed ({error}); trying again in {wait_ms} ms"
+            ));
+        },
+    );
+    let call_id = env.control.track(abort);
+    drive.await;
+    env.control.untrack(call_id);
+    notes.extend(
+        retries
+            .borrow_mut()
+            .drain(..)
+            .map(|n| format!("{task}: {n}")),
+    );
+    if let Some(error) = failure.borrow_mut().take() {
+        return Err(StageError {
+            fatal: is_fatal(&error),
+            message: error.to_string(),
+        });
+    }
+    let text = reply.borrow().clone();
+    Ok((text, tokens.get()))
+}
+
+/// Errors no retry can mend, the same for every task: the job stops and says so. Anything else
+/// (a broken frame, a cut stream, a server error) is one task's bad luck and goes to its backoff.
+fn is_fatal(error: &ProviderError) -> bool {
+    matches!(
+        error,
+        ProviderError::KeyRejected { .. }
+            | ProviderError::QuotaExhausted { .. }
+            | ProviderError::ModelNotFound { .. }
+            | ProviderError::BrowserAccessDenied { .. }
+    )
+}
+
+/// A stage: one call, read strictly (the reader repairs once by itself); if it still cannot be
+/// used, one more call that shows the model its reply and why it failed. Tokens of both count.
+pub async fn run_stage<T>(
+    env: &Env<'_>,
+    request: &ChatRequest,
+    task: &str,
+    read: impl Fn(&str) -> Result<Read<T>, String>,
+    tokens: &mut u64,
+    notes: &mut Vec<String>,
+) -> Result<T, StageError> {
+    let (reply, spent) = call(env, request, task, notes, &mut |_| {}).await?;
+    *tokens += spent;
+    let error = match read(&reply) {
+        Ok(read) => {
+            notes.extend(read.notes.into_iter().map(|n| format!("{task}: {n}")));
+            return Ok(read.value);
+        }
+        Err(error) => error,
+    };
+    notes.push(format!(
+        "{task}: asking again, the reply could not be used: {error}"
+    ));
+    let again = feedback_request(request, &reply, &error);
+    let (reply, spent) = call(env, &again, task, notes, &mut |_| {}).await?;
+    *tokens += spent;
+    match read(&reply) {
+        Ok(read) => {
+            notes.extend(read.notes.into_iter().map(|n| format!("{task}: {n}")));
+            Ok(read.value)
+        }
+        Err(error) => Err(StageError {
+            message: format!("The model's answer could not be used twice in a row: {error}"),
+            fatal: false,
+        }),
+    }
+}
+
+/// The outline stage, with its scenes shown while they stream. Tokens are added to `tokens`.
+pub async fn generate_outline(
+    env: &Env<'_>,
+    request: &CourseRequest,
+    tokens: &mut u64,
+    emit: &mut dyn FnMut(GenEvent),
+) -> Result<Outline, StageError> {
+    let chat = outline_request(request);
+    let mut preview = OutlinePreview::default();
+    let mut notes = Vec::new();
+    let (reply, spent) = call(env, &chat, "outline", &mut notes, &mut |text| {
+        for scene in preview.push(text) {
+            emit(GenEvent::OutlineScene(scene));
+        }
+    })
+    .await?;
+    *tokens += spent;
+    for note in notes.drain(..) {
+        emit(GenEvent::Note {
+            task: "outline".into(),
+            note,
+        });
+    }
+    match parse_outline(&reply, request) {
+        Ok(outline) => Ok(outline),
+        Err(error) => {
+            emit(GenEvent::Note {
+                task: "outline".into(),
+                note: format!("asking again, the outline could not be used: {error}"),
+            });
+            let again = feedback_request(&chat, &reply, &error);
+            let (reply, spent) = call(env, &again, "outline", &mut notes, &mut |_| {}).await?;
+            *tokens += spent;
+            parse_outline(&reply, request).map_err(|error| StageError {
+                message: format!("The model's outline could not be used twice in a row: {error}"),
+                fatal: false,
+            })
+        }
+    }
+}
+
+/// What to generate: the outline (and the request) are fixed; the record carries what is done.
+pub struct Plan {
+    pub request: CourseRequest,
+    pub outline: Outline,
+    pub record: JobRecord,
+    pub limit: NonZeroUsize,
+    /// Tasks to do again even though the record has them (the learner's "regenerate").
+    pub redo: Vec<String>,
+    pub token_budget: Option<u64>,
+}
+
+type TaskRun<'a> =
+    Pin<Box<dyn Future<Output = (String, Result<String, StageError>, u64, Vec<String>)> + 'a>>;
+
+/// Runs the scene tasks to the end: every task finished or given up, the job cancelled, or a
+/// fatal error. `on_event` also gets the record after each change worth saving.
+pub async fn run_scenes(
+    env: &Env<'_>,
+    plan: Plan,
+    on_event: &mut dyn FnMut(GenEvent, &JobRecord),
+) -> JobRecord {
+    let scene_ids: Vec<String> = plan.outline.scenes.iter().map(|s| s.id.clone()).collect();
+    let graph = match plan_scenes(&scene_ids) {
+        Ok(graph) => graph,
+        Err(error) => {
+            let record = plan.record;
+            on_event(
+                GenEvent::Settled {
+                    cancelled: false,
+                    fatal: Some(error.to_string()),
+                },
+                &record,
+            );
+            return record;
+        }
+    };
+    let mut job = Job::new(graph, plan.record, plan.limit);
+    if let Some(budget) = plan.token_budget {
+        job = job.with_token_budget(budget);
+    }
+    for task in &plan.redo {
+        job.retry(task);
+    }
+    let request = &plan.request;
+    let outline = &plan.outline;
+    let mut running: FuturesUnordered<TaskRun<'_>> = FuturesUnordered::new();
+    let mut fatal: Option<String> = None;
+    loop {
+        if env.control.is_cancelled() || fatal.is_some() {
+            env.control.cancel();
+            break;
+        }
+        let retries: Vec<String> = env.control.0.retries.borrow_mut().drain(..).collect();
+        for task in retries {
+            job.retry(&task);
+        }
+        let now = (env.now_ms)();
+        for id in job.start(now) {
+            let Some(step) = job.graph().task(&id).map(|t| t.work.clone()) else {
+                continue;
+            };
+            on_event(GenEvent::Started { task: id.clone() }, job.record());
+            let content = match &step {
+                GenerationStep::SceneActions { scene_id } => job
+                    .output(&crate::content_task(scene_id))
+                    .map(str::to_string),
+                GenerationStep::SceneContent { .. } => None,
+            };
+            running.push(Box::pin(run_task(env, request, outline, id, step, content)));
+        }
+        if running.is_empty() && job.next_wake_ms().is_none() {
+            break;
+        }
+        let (sender, woken) = futures_channel::oneshot::channel();
+        *env.control.0.wake.borrow_mut() = Some(sender);
+        let wait_ms = job.next_wake_ms().map(|at| (at - now).max(0.0) as u64);
+        let timer: Pin<Box<dyn Future<Output = ()>>> = match wait_ms {
+            Some(ms) => env.sleeper.sleep(ms),
+            None => Box::pin(futures_util::future::pending()),
+        };
+        let next_done = async {
+            if running.is_empty() {
+                futures_util::future::pending().await
+            } else {
+                running.next().await
+            }
+        };
+        let outcome = match select(pin!(next_done), select(timer, woken)).await {
+            Either::Left((done, _)) => done,
+            Either::Right(_) => None,
+        };
+        let Some((task, result, tokens, notes)) = outcome else {
+            continue;
+        };
+        for note in notes {
+            on_event(
+                GenEvent::Note {
+                    task: task.clone(),
+                    note,
+                },
+                job.record(),
+            );
+        }
+        match result {
+            Ok(output) => {
+                job.finished(&task, output, tokens);
+                on_event(GenEvent::Tokens(job.record().tokens_spent), job.record());
+                on_event(GenEvent::Finished { task }, job.record());
+            }
+            Err(error) => {
+                if error.fatal {
+                    fatal = Some(error.message.clone());
+                }
+                let after = if error.fatal {
+                    // Trying again cannot help; record it as given up at once.
+                    while !matches!(
+                        job.failed(&task, error.message.clone(), 0, (env.now_ms)()),
+                        AfterFailure::GaveUp
+                    ) {}
+                    AfterFailure::GaveUp
+                } else {
+                    job.failed(&task, error.message.clone(), tokens, (env.now_ms)())
+                };
+                let retry_at_ms = match after {
+                    AfterFailure::RetryAt { at_ms } => Some(at_ms),
+                    AfterFailure::GaveUp => None,
+                };
+                on_event(GenEvent::Tokens(job.record().tokens_spent), job.record());
+                on_event(
+                    GenEvent::Failed {
+                        task,
+                        error: error.message,
+                        retry_at_ms,
+                    },
+                    job.record(),
+                );
+            }
+        }
+    }
+    *env.control.0.wake.borrow_mut() = None;
+    let record = job.record().clone();
+    on_event(
+        GenEvent::Settled {
+            cancelled: env.control.is_cancelled() && fatal.is_none(),
+            fatal,
+        },
+        &record,
+    );
+    record
+}
+
+async fn run_task(
+    env: &Env<'_>,
+    request: &CourseRequest,
+    outline: &Outline,
+    task: String,
+    step: GenerationStep,
+    content_json: Option<String>,
+) -> (String, Result<String, StageError>, u64, Vec<String>) {
+    let mut tokens = 0;
+    let mut notes = Vec::new();
+    let Some(scene) = outline.scene(step.scene_id()) else {
+        let error = StageError {
+            message: format!("The outline has no scene \"{}\".", step.scene_id()),
+            fatal: false,
+        };
+        return (task, Err(error), 0, notes);
+    };
+    let ctx = SceneContext {
+        request,
+        outline,
+        scene,
+    };
+    let result = match step {
+        GenerationStep::SceneContent { .. } => {
+            let chat = content_request(&ctx);
+            run_stage(
+                env,
+                &chat,
+                &task,
+                |reply| parse_content(reply, &ctx),
+                &mut tokens,
+                &mut notes,
+            )
+            .await
+            .map(|content| serde_json::to_string(&content).unwrap_or_default())
+        }
+        GenerationStep::SceneActions { .. } => {
+            let content: Option<SceneContent> =
+                content_json.and_then(|json| serde_json::from_str(&json).ok());
+            match content {
+                None => Err(StageError {
+                    message: "This scene's content could not be read back; write it again.".into(),
+                    fatal: false,
+                }),
+                Some(content) => {
+                    let chat = actions_request(&ctx, &content);
+                    run_stage(
+                        env,
+                        &chat,
+                        &task,
+                        |reply| parse_actions(reply, &ctx, &content),
+                        &mut tokens,
+                        &mut notes,
+                    )
+                    .await
+                    .map(|actions: Vec<Action>| serde_json::to_string(&actions).unwrap_or_default())
+                }
+            }
+        }
+    };
+    (task, result, tokens, notes)
+}

@@ -1,0 +1,535 @@
+//! The runner against a transport that answers each request by what it asks for, with the
+//! faults mock-llm can script (HTTP errors, cut streams, broken frames, in-stream errors,
+//! a rejected key), and against malformed stage output.
+
+use std::cell::{Cell, RefCell};
+use std::future::Future;
+use std::num::NonZeroUsize;
+use std::pin::{pin, Pin};
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use aula_course::{default_agents, Action, Course};
+use aula_providers::transport::memory::{ScriptedAnswer, ScriptedTransport};
+use aula_providers::transport::{HttpRequest, PendingResponse, TransportError};
+use aula_providers::{preset, Endpoint, Sleeper, Transport};
+use serde_json::Value;
+
+use crate::assemble::{assemble, scene_states, SceneState};
+use crate::job::JobRecord;
+use crate::outline::{normalize, CourseRequest, Outline};
+use crate::run::{generate_outline, run_scenes, Env, GenControl, GenEvent, Plan};
+
+const FIXTURE: &str = include_str!("../fixtures/photosynthesis.json");
+
+fn fixture() -> Value {
+    serde_json::from_str(FIXTURE).unwrap()
+}
+
+fn request() -> CourseRequest {
+    CourseRequest {
+        topic: fixture()["topic"].as_str().unwrap().into(),
+        language: "en".into(),
+        document: None,
+        learner: String::new(),
+        agents: default_agents(),
+    }
+}
+
+fn outline() -> Outline {
+    let mut outline: Outline = serde_json::from_value(fixture()["outline"].clone()).unwrap();
+    normalize(&mut outline, &request());
+    outline
+}
+
+/// An OpenAI-compatible stream of `text` in pieces, with a usage chunk: 10 tokens in, one per
+/// four characters out.
+fn sse(text: &str) -> Vec<Vec<u8>> {
+    let mut frames = Vec::new();
+    let chars: Vec<char> = text.chars().collect();
+    for piece in chars.chunks(40) {
+        let piece: String = piece.iter().collect();
+        let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": null}]});
+        frames.push(format!("data: {chunk}\n\n").into_bytes());
+    }
+    let usage = serde_json::json!({"choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": text.len().div_ceil(4)}});
+    frames.push(format!("data: {usage}\n\n").into_bytes());
+    frames.push(b"data: [DONE]\n\n".to_vec());
+    frames
+}
+
+fn ok(text: &str) -> ScriptedAnswer {
+    ScriptedAnswer::streaming(sse(text))
+}
+
+/// What the fixture's model says to a request, by the words of its first user message (a
+/// second try asks for the same thing).
+fn fixture_reply(body: &Value) -> String {
+    let last = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .unwrap_or("")
+        .to_string();
+    let f = fixture();
+    if last.starts_with("What I want to learn") {
+        return f["outline"].to_string();
+    }
+    for (title, content) in f["content"].as_object().unwrap() {
+        if last.contains(&format!("for \"{title}\"")) && !last.starts_with("Write the script") {
+            return content.to_string();
+        }
+    }
+    for (title, script) in f["scripts"].as_object().unwrap() {
+        if last.contains(&format!("Write the script for \"{title}\"")) {
+            return script.to_string();
+        }
+    }
+    panic!("no fixture reply for {last}")
+}
+
+type Route = Box<dyn Fn(&Value, usize) -> Option<ScriptedAnswer>>;
+
+/// Answers every request from the fixture unless `route` (given the request body and how many
+/// requests came before) answers it otherwise.
+struct Model {
+    route: Route,
+    requests: RefCell<Vec<Value>>,
+}
+
+impl Model {
+    fn new(route: impl Fn(&Value, usize) -> Option<ScriptedAnswer> + 'static) -> Model {
+        Model {
+            route: Box::new(route),
+            requests: RefCell::default(),
+        }
+    }
+
+    fn fixture() -> Model {
+        Model::new(|_, _| None)
+    }
+
+    fn last_messages(&self) -> Vec<String> {
+        self.requests
+            .borrow()
+            .iter()
+            .map(|b| {
+                b["messages"].as_array().unwrap().last().unwrap()["content"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    }
+}
+
+impl Transport for Model {
+    fn post(&self, request: HttpRequest) -> PendingResponse {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let n = self.requests.borrow().len();
+        self.requests.borrow_mut().push(body.clone());
+        let answer = (self.route)(&body, n).unwrap_or_else(|| ok(&fixture_reply(&body)));
+        ScriptedTransport::answering(Vec::new(), answer).post(request)
+    }
+}
+
+/// Sleeps end at once and move the clock on.
+struct Clock(Rc<Cell<f64>>);
+
+impl Sleeper for Clock {
+    fn sleep(&self, ms: u64) -> Pin<Box<dyn Future<Output = ()>>> {
+        self.0.set(self.0.get() + ms as f64);
+        Box::pin(std::future::ready(()))
+    }
+}
+
+fn block_on<T>(future: impl Future<Output = T>) -> T {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    for _ in 0..100_000 {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+    panic!("the future never finished");
+}
+
+fn endpoint() -> Endpoint {
+    Endpoint::from_preset(
+        preset("openai").unwrap(),
+        "gpt-4o-mini",
+        Some("sk-test-1234567890".into()),
+    )
+}
+
+struct Run {
+    events: Vec<GenEvent>,
+    record: JobRecord,
+}
+
+fn run_with(
+    model: &Model,
+    record: JobRecord,
+    limit: usize,
+    redo: &[&str],
+    control: GenControl,
+) -> Run {
+    let time = Rc::new(Cell::new(0.0));
+    let sleeper = Clock(time.clone());
+    let now = move || time.get();
+    let env = Env {
+        transport: model,
+        sleeper: &sleeper,
+        now_ms: &now,
+        endpoint: endpoint(),
+        control,
+    };
+    let mut events = Vec::new();
+    let plan = Plan {
+        request: request(),
+        outline: outline(),
+        record,
+        limit: NonZeroUsize::new(limit).unwrap(),
+        redo: redo.iter().map(|s| s.to_string()).collect(),
+        token_budget: None,
+    };
+    let record = block_on(run_scenes(&env, plan, &mut |event, _| events.push(event)));
+    Run { events, record }
+}
+
+fn run(model: &Model) -> Run {
+    run_with(model, JobRecord::default(), 3, &[], GenControl::default())
+}
+
+fn notes(events: &[GenEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            GenEvent::Note { note, .. } => Some(note.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn settled(events: &[GenEvent]) -> (bool, Option<String>) {
+    match events.last() {
+        Some(GenEvent::Settled { cancelled, fatal }) => (*cancelled, fatal.clone()),
+        other => panic!("the last event is not Settled: {other:?}"),
+    }
+}
+
+#[test]
+fn the_outline_streams_its_scenes_and_is_read() {
+    let model = Model::fixture();
+    let time = Rc::new(Cell::new(0.0));
+    let sleeper = Clock(time.clone());
+    let now = move || time.get();
+    let env = Env {
+        transport: &model,
+        sleeper: &sleeper,
+        now_ms: &now,
+        endpoint: endpoint(),
+        control: GenControl::default(),
+    };
+    let mut events = Vec::new();
+    let mut tokens = 0;
+    let outline = block_on(generate_outline(&env, &request(), &mut tokens, &mut |e| {
+        events.push(e)
+    }))
+    .unwrap();
+    assert_eq!(outline.scenes.len(), 4);
+    let previews: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            GenEvent::OutlineScene(s) => Some(s.title.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        previews,
+        outline
+            .scenes
+            .iter()
+            .map(|s| s.title.clone())
+            .collect::<Vec<_>>()
+    );
+    assert!(tokens > 10, "{tokens}");
+    let body = &model.requests.borrow()[0];
+    assert_eq!(
+        body["response_format"]["type"], "json_schema",
+        "structured output where the provider has it"
+    );
+}
+
+#[test]
+fn a_whole_course_is_written_and_every_scene_plays() {
+    let model = Model::fixture();
+    let run = run(&model);
+    assert_eq!(settled(&run.events), (false, None));
+    assert_eq!(run.record.finished.len(), 8);
+    assert!(run.record.failed.is_empty());
+    assert_eq!(model.requests.borrow().len(), 8, "one call per task");
+    let course = assemble("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = Course::from_json(&course.to_json()).expect("a valid course file");
+    assert_eq!(course.scenes.len(), 4);
+    let Some(Action::Discussion(discussion)) = course.scenes[3].actions.last() else {
+        panic!("the planned discussion ends the last scene");
+    };
+    assert_eq!(
+        discussion.agent_id.as_deref(),
+        Some("mia"),
+        "an unknown opener becomes a classmate"
+    );
+    // Tokens: what the usage chunks said, summed over every call.
+    let expected: u64 = model
+        .requests
+        .borrow()
+        .iter()
+        .map(|b| 10 + fixture_reply(b).len().div_ceil(4) as u64)
+        .sum();
+    assert_eq!(run.record.tokens_spent, expected);
+}
+
+#[test]
+fn no_more_than_the_limit_is_in_flight() {
+    for limit in [1, 2, 3] {
+        let model = Model::fixture();
+        let run = run_with(
+            &model,
+            JobRecord::default(),
+            limit,
+            &[],
+            GenControl::default(),
+        );
+        let (mut in_flight, mut most) = (0i32, 0);
+        for event in &run.events {
+            match event {
+                GenEvent::Started { .. } => in_flight += 1,
+                GenEvent::Finished { .. } | GenEvent::Failed { .. } => in_flight -= 1,
+                _ => {}
+            }
+            most = most.max(in_flight);
+        }
+        assert_eq!(most, limit as i32, "limit {limit}");
+    }
+}
+
+#[test]
+fn prose_fences_and_trailing_commas_are_repaired_without_another_call() {
+    let model = Model::new(|body, _| {
+        let reply = fixture_reply(body);
+        reply.starts_with("{\"background\"").then(|| {
+            let sloppy = reply.replacen("]}", "],}", 1);
+            ok(&format!(
+                "Here is the slide you asked for:\n```json\n{sloppy}\n```\nEnjoy!"
+            ))
+        })
+    });
+    let run = run(&model);
+    assert_eq!(run.record.finished.len(), 8);
+    assert_eq!(model.requests.borrow().len(), 8);
+    assert!(
+        notes(&run.events)
+            .iter()
+            .any(|n| n.contains("s1/content: the reply needed repair")),
+        "{:?}",
+        notes(&run.events)
+    );
+}
+
+#[test]
+fn an_unusable_reply_is_asked_again_with_the_reason() {
+    let model = Model::new(|body, _| {
+        let reply = fixture_reply(body);
+        let first_try = body["messages"].as_array().unwrap().len() == 2; // system + ask
+        (reply.contains("Inside the chloroplast") && first_try)
+            .then(|| ok(&reply.replace("\"left\":520", "\"left\":5200")))
+    });
+    let run = run(&model);
+    assert_eq!(run.record.finished.len(), 8, "{:?}", run.record.failed);
+    let retry = model
+        .requests
+        .borrow()
+        .iter()
+        .find(|b| b["messages"].as_array().unwrap().len() == 4)
+        .cloned()
+        .expect("a second call with the reply and the reason");
+    let reason = retry["messages"][3]["content"].as_str().unwrap();
+    assert!(
+        reason.contains("could not be used") && reason.contains("content.elements[4]"),
+        "{reason}"
+    );
+    assert_eq!(model.requests.borrow().len(), 9);
+}
+
+#[test]
+fn a_scene_that_keeps_failing_gives_up_and_holds_back_only_its_own_script() {
+    let model = Model::new(|body, _| {
+        let last = body["messages"][1]["content"].as_str().unwrap_or("");
+        last.contains("Write the slide for \"Inside the chloroplast\"")
+            .then(|| ok("I would rather not draw slides today."))
+    });
+    let run = run(&model);
+    assert_eq!(settled(&run.events), (false, None));
+    assert_eq!(
+        scene_states(&outline(), &run.record),
+        [
+            SceneState::Ready,
+            SceneState::Failed,
+            SceneState::Ready,
+            SceneState::Ready
+        ]
+    );
+    assert!(run.record.failed["s2/content"].contains("could not be used twice"));
+    // Three tries of two calls each, with backoff between them.
+    let asked = model
+        .last_messages()
+        .iter()
+        .filter(|m| m.contains("Inside the chloroplast") || m.contains("could not be used"))
+        .count();
+    assert_eq!(asked, 6);
+    let retries: Vec<_> = run
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            GenEvent::Failed { retry_at_ms, .. } => Some(*retry_at_ms),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(retries.len(), 3);
+    assert!(retries[0].is_some() && retries[1].is_some() && retries[2].is_none());
+    let course = assemble("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    assert_eq!(course.scenes.len(), 3, "the rest of the course plays");
+}
+
+/// mock-llm's faults, as the transport sees them: each fails one call, the call is tried again
+/// (by the provider retry or the job's backoff) and the course is complete.
+#[test]
+fn every_passing_fault_is_survived() {
+    type Fault = fn() -> ScriptedAnswer;
+    let faults: [(&str, Fault); 5] = [
+        ("http_error 500", || {
+            ScriptedAnswer::status(500, vec![], "{\"error\":{\"message\":\"boom\"}}")
+        }),
+        ("http_error 429", || {
+            ScriptedAnswer::status(
+                429,
+                vec![("retry-after".into(), "1".into())],
+                "{\"error\":{\"message\":\"slow down\"}}",
+            )
+        }),
+        ("cut_after_chunks", || {
+            let mut answer = ok("{\"elements\": [");
+            answer.chunks.truncate(1);
+            answer.ending = Some(TransportError::Network("connection reset".into()));
+            answer
+        }),
+        ("malformed_frame", || {
+            ScriptedAnswer::streaming(vec![
+                b"data: {\"choices\": [{\"delta\": {\"content\": \"x\"}}\n\n".to_vec(),
+                b"data: {not json\n\n".to_vec(),
+            ])
+        }),
+        ("stream_error", || {
+            ScriptedAnswer::streaming(vec![b"data: {\"error\": {\"message\": \"The server is overloaded\", \"type\": \"server_error\"}}\n\n".to_vec()])
+        }),
+    ];
+    for (name, fault) in faults {
+        let model = Model::new(move |_, n| (n == 0).then(fault));
+        let run = run(&model);
+        assert_eq!(
+            run.record.finished.len(),
+            8,
+            "{name}: {:?}",
+            run.record.failed
+        );
+        assert_eq!(
+            model.requests.borrow().len(),
+            9,
+            "{name}: the failed call went again once"
+        );
+    }
+}
+
+#[test]
+fn a_rejected_key_stops_the_whole_job_with_the_reason() {
+    let model = Model::new(|_, _| {
+        Some(ScriptedAnswer::status(
+            401,
+            vec![],
+            "{\"error\":{\"message\":\"Incorrect API key provided: sk-test-1234567890\"}}",
+        ))
+    });
+    let run = run_with(&model, JobRecord::default(), 2, &[], GenControl::default());
+    let (cancelled, fatal) = settled(&run.events);
+    assert!(!cancelled);
+    let fatal = fatal.expect("a fatal reason");
+    assert!(
+        fatal.contains("401") || fatal.to_lowercase().contains("key"),
+        "{fatal}"
+    );
+    assert!(!fatal.contains("sk-test-1234567890"), "the key never shows");
+    let asked = model.requests.borrow().len();
+    assert!(
+        (1..=2).contains(&asked),
+        "at most the calls already in flight: {asked}"
+    );
+    assert!(run.record.finished.is_empty());
+}
+
+#[test]
+fn a_resumed_job_never_asks_again_for_a_finished_task() {
+    let model = Model::fixture();
+    let full = run(&model).record;
+    let mut partial = full.clone();
+    partial
+        .finished
+        .retain(|task, _| task.starts_with("s1/") || task == "s3/content");
+    let again = Model::fixture();
+    let run = run_with(&again, partial, 3, &[], GenControl::default());
+    assert_eq!(run.record.finished.len(), 8);
+    let asked = again.last_messages();
+    assert_eq!(asked.len(), 5, "{asked:?}");
+    assert!(
+        !asked.iter().any(|m| m.contains("What photosynthesis does")),
+        "scene 1 was done"
+    );
+    assert_eq!(
+        run.record.finished["s1/content"],
+        full.finished["s1/content"]
+    );
+}
+
+#[test]
+fn regenerating_one_scripts_redoes_that_script_only() {
+    let model = Model::fixture();
+    let full = run(&model).record;
+    let again = Model::fixture();
+    let run = run_with(&again, full, 3, &["s2/actions"], GenControl::default());
+    assert_eq!(run.record.finished.len(), 8);
+    assert_eq!(again.last_messages(), ["Write the script for \"Inside the chloroplast\". Reply with the JSON only: no prose, no code fence."]);
+    let again = Model::fixture();
+    let whole = run_with(
+        &again,
+        run.record,
+        3,
+        &["s2/content"],
+        GenControl::default(),
+    );
+    assert_eq!(whole.record.finished.len(), 8);
+    assert_eq!(
+        again.requests.borrow().len(),
+        2,
+        "content and then its script"
+    );
+}
+
+#[test]
+fn a_cancelled_job_asks_nothing_and_says_so() {
+    let control = GenControl::default();
+    control.cancel();
+    let model = Model::fixture();
+    let run = run_with(&model, JobRecord::default(), 3, &[], control);
+    assert_eq!(settled(&run.events), (true, None));
+    assert!(model.requests.borrow().is_empty());
+}

@@ -1,0 +1,700 @@
+//! The per-scene stages: a scene's content (a slide's elements, a quiz, an interactive page, a
+//! project briefing) and then its script (what the teacher says and does). Each stage has a
+//! request builder and a reader. Readers are strict: the reply must become the course model and
+//! pass the course's own validation; code fixes what code can decide (missing ids, effects that
+//! point at nothing, a discussion where none was planned) and says so in the notes; anything else
+//! is an error whose text goes back to the model in the retry ([`feedback_request`]).
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use aula_course::{Action, ActionKind, AgentRole, Course, Scene, SceneContent, FORMAT_VERSION};
+use aula_director::prompt::{action_reference, element_line};
+use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
+use serde_json::{json, Map, Value};
+
+use crate::outline::{language_name, CourseRequest, Outline, SceneKind, SceneOutline};
+use crate::repair;
+
+/// What a stage's reader made of a reply, with what code had to fix.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Read<T> {
+    pub value: T,
+    pub notes: Vec<String>,
+}
+
+/// The scene a stage works on, in its course.
+#[derive(Debug, Clone, Copy)]
+pub struct SceneContext<'a> {
+    pub request: &'a CourseRequest,
+    pub outline: &'a Outline,
+    pub scene: &'a SceneOutline,
+}
+
+impl SceneContext<'_> {
+    fn position(&self) -> usize {
+        self.outline
+            .scenes
+            .iter()
+            .position(|s| s.id == self.scene.id)
+            .unwrap_or(0)
+    }
+
+    /// The course around this scene, shared by both stages' prompts.
+    fn course_section(&self, out: &mut String) {
+        let outline = self.outline;
+        let _ = writeln!(out, "The course: \"{}\".", outline.title);
+        if !outline.description.is_empty() {
+            let _ = writeln!(out, "{}", outline.description);
+        }
+        let directive = if outline.language_directive.is_empty() {
+            format!("Teach in {}.", language_name(&self.request.language))
+        } else {
+            outline.language_directive.clone()
+        };
+        let _ = writeln!(out, "Language: {directive}");
+        if !self.request.learner.trim().is_empty() {
+            let _ = writeln!(out, "The learner: {}", self.request.learner.trim());
+        }
+        let _ = writeln!(out, "\nAll scenes, in order:");
+        for (i, scene) in outline.scenes.iter().enumerate() {
+            let here = if scene.id == self.scene.id {
+                "   <- this scene"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "{}. [{}] {}{here}",
+                i + 1,
+                scene.kind.name(),
+                scene.title
+            );
+        }
+        let scene = self.scene;
+        let _ = writeln!(
+            out,
+            "\nThis scene: \"{}\" ({}).",
+            scene.title,
+            scene.kind.name()
+        );
+        if !scene.goal.is_empty() {
+            let _ = writeln!(out, "Goal: {}", scene.goal);
+        }
+        for point in &scene.key_points {
+            let _ = writeln!(out, "- {point}");
+        }
+    }
+}
+
+const JSON_ONLY: &str = "Reply with the JSON only: no prose, no code fence.";
+
+/// The content stage's request for one scene.
+pub fn content_request(ctx: &SceneContext) -> ChatRequest {
+    let mut system = String::with_capacity(6 * 1024);
+    ctx.course_section(&mut system);
+    system.push('\n');
+    let schema = match ctx.scene.kind {
+        SceneKind::Slide => {
+            system.push_str(SLIDE_RULES);
+            None
+        }
+        SceneKind::Quiz => {
+            system.push_str(QUIZ_RULES);
+            Some(quiz_schema())
+        }
+        SceneKind::Interactive => {
+            system.push_str(INTERACTIVE_RULES);
+            None
+        }
+        SceneKind::Pbl => {
+            system.push_str(PROJECT_RULES);
+            None
+        }
+    };
+    let ask = match ctx.scene.kind {
+        SceneKind::Interactive => format!("Write the page for \"{}\".", ctx.scene.title),
+        _ => format!(
+            "Write the {} for \"{}\". {JSON_ONLY}",
+            ctx.scene.kind.name(),
+            ctx.scene.title
+        ),
+    };
+    let mut chat = ChatRequest::new(system, vec![ChatMessage::user(ask)]);
+    chat.temperature = Some(0.5);
+    chat.json_schema = schema.map(|schema| JsonSchema {
+        name: "quiz".into(),
+        schema,
+    });
+    chat
+}
+
+const SLIDE_RULES: &str = "You design this scene's slide. The canvas is 1000 wide and 562.5 high \
+(x to the right, y down, from the top left). Keep every element inside it with a margin of at \
+least 30, and do not let elements overlap, except a shape placed behind text.\n\
+Reply with one JSON object: {\"background\"?: colour, \"elements\": [element, ...]}. 3 to 7 \
+elements; a title at the top; every element has a unique \"id\" of letters, digits and dashes. \
+Element types:\n\
+- {\"type\":\"text\",\"id\",\"left\",\"top\",\"width\",\"height\",\"markdown\":string,\"font_size\"?:number,\"color\"?:colour,\"align\"?:\"left\"|\"center\"|\"right\"} \
+Markdown only (**bold**, lists), no HTML, no LaTeX. Body text 18-22, titles 28-34. Allow 1.5 × font_size of height per line.\n\
+- {\"type\":\"shape\",\"id\",\"left\",\"top\",\"width\",\"height\",\"shape\":\"rectangle\"|\"rounded_rectangle\"|\"ellipse\"|\"triangle\"|\"arrow\",\"fill\":colour,\"text\"?:string}\n\
+- {\"type\":\"line\",\"id\",\"start\":[x,y],\"end\":[x,y],\"color\"?:colour,\"width\"?:number,\"style\"?:\"solid\"|\"dashed\",\"ends\"?:[\"plain\"|\"arrow\",\"plain\"|\"arrow\"]}\n\
+- {\"type\":\"chart\",\"id\",\"left\",\"top\",\"width\",\"height\",\"chart_type\":\"bar\"|\"column\"|\"line\"|\"pie\"|\"ring\"|\"area\"|\"radar\"|\"scatter\",\"data\":{\"labels\":[string],\"legends\":[string],\"series\":[[number]]}} (one series per legend, one number per label)\n\
+- {\"type\":\"table\",\"id\",\"left\",\"top\",\"width\",\"height\",\"rows\":[[string]],\"header\":true} (plain text cells, every row the same length)\n\
+- {\"type\":\"latex\",\"id\",\"left\",\"top\",\"width\",\"height\",\"latex\":string} (one formula)\n\
+- {\"type\":\"code\",\"id\",\"left\",\"top\",\"width\",\"height\",\"language\":string,\"code\":string}\n\
+Colours are #rrggbb. The slide shows key words and structure; the teacher says the rest.";
+
+const QUIZ_RULES: &str = "You write this scene's quiz: 2 to 4 questions on what the course has \
+taught so far, from easy to harder. Reply with one JSON object: {\"questions\": [question, ...]}, \
+each question one of:\n\
+- {\"type\":\"single\",\"id\",\"question\",\"options\":[{\"id\":\"a\",\"text\"},...],\"answer\":option id,\"explanation\",\"points\":1}\n\
+- {\"type\":\"multiple\",\"id\",\"question\",\"options\":[...],\"answers\":[option ids],\"explanation\",\"points\":2}\n\
+- {\"type\":\"short\",\"id\",\"question\",\"reference_answer\":what a full answer says,\"explanation\",\"points\":2}\n\
+Three or four options per choice question, exactly one right for single. No LaTeX.";
+
+const INTERACTIVE_RULES: &str = "You write this scene's interactive page: one self-contained \
+HTML document (inline CSS and JavaScript, no external files, no network, no alerts) that lets \
+the learner explore the idea by doing: sliders that change a simulation, a diagram to click \
+through, a small game. It runs in a sandboxed frame about 1000×560. Label everything in the \
+course's language. Reply with the HTML document only, from <!DOCTYPE html> to </html>.";
+
+const PROJECT_RULES: &str = "You write this scene's small project (project-based learning). \
+Reply with one JSON object: {\"briefing\": the task as the learner first reads it, \
+\"objectives\": [2 to 4 strings], \"project\": {\"title\", \"description\", \"agents\": \
+[{\"name\", \"role\", \"persona\"}] (2 or 3 project roles), \"issues\": [{\"id\", \"title\", \
+\"description\", \"owner\": an agent's name}] (2 to 5 steps in working order)}}.";
+
+fn quiz_schema() -> Value {
+    let option = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
+        "required": ["id", "text"], "additionalProperties": false,
+    });
+    // One flat object per question: strict structured outputs take no unions of objects; the
+    // reader drops the fields a question's type does not use.
+    let question = json!({
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["single", "multiple", "short"]},
+            "id": {"type": "string"},
+            "question": {"type": "string"},
+            "options": {"type": "array", "items": option},
+            "answer": {"type": "string"},
+            "answers": {"type": "array", "items": {"type": "string"}},
+            "reference_answer": {"type": "string"},
+            "explanation": {"type": "string"},
+            "points": {"type": "integer"},
+        },
+        "required": ["type", "id", "question", "options", "answer", "answers", "reference_answer", "explanation", "points"],
+        "additionalProperties": false,
+    });
+    json!({
+        "type": "object",
+        "properties": {"questions": {"type": "array", "items": question}},
+        "required": ["questions"], "additionalProperties": false,
+    })
+}
+
+/// Reads the content stage's reply into the scene's content.
+pub fn parse_content(reply: &str, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+    if ctx.scene.kind == SceneKind::Interactive {
+        return interactive_page(reply, ctx);
+    }
+    read_json(reply, |value| content_from_value(value, ctx))
+}
+
+/// Strictly first; if that fails, each value the tolerant reading finds, the first that reads.
+/// The strict error is the one reported: it is what the model has to fix.
+fn read_json<T>(
+    reply: &str,
+    convert: impl Fn(Value) -> Result<Read<T>, String>,
+) -> Result<Read<T>, String> {
+    let strict = repair::strict(reply).and_then(&convert);
+    match strict {
+        Ok(read) => Ok(read),
+        Err(error) => repair::tolerant_values(reply)
+            .find_map(|value| convert(value).ok())
+            .map(|mut read| {
+                read.notes.push(format!("the reply needed repair: {error}"));
+                read
+            })
+            .ok_or(error),
+    }
+}
+
+fn content_from_value(value: Value, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+    let mut notes = Vec::new();
+    let kind = ctx.scene.kind;
+    let mut fields = match (kind, value) {
+        (SceneKind::Quiz, Value::Array(questions)) => {
+            let mut map = Map::new();
+            map.insert("questions".into(), Value::Array(questions));
+            map
+        }
+        (_, Value::Object(map)) => map,
+        _ => return Err(format!("the {} must be one JSON object", kind.name())),
+    };
+    match kind {
+        SceneKind::Slide => {
+            if let Some(Value::Array(elements)) = fields.get_mut("elements") {
+                name_elements(elements, &mut notes);
+            }
+        }
+        SceneKind::Quiz => {
+            if let Some(Value::Array(questions)) = fields.get_mut("questions") {
+                tidy_questions(questions, &mut notes);
+            }
+        }
+        _ => {}
+    }
+    fields.insert("type".into(), Value::String(kind.name().into()));
+    let content: SceneContent = serde_json::from_value(Value::Object(fields))
+        .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
+    check_scene(ctx, content.clone(), Vec::new())?;
+    Ok(Read {
+        value: content,
+        notes,
+    })
+}
+
+/// Gives every slide element an id, unique in the slide (code decides ids, not the model).
+fn name_elements(elements: &mut [Value], notes: &mut Vec<String>) {
+    let mut seen = HashSet::new();
+    for (i, element) in elements.iter_mut().enumerate() {
+        let Value::Object(fields) = element else {
+            continue;
+        };
+        let id = fields.get("id").and_then(Value::as_str).unwrap_or("");
+        let usable = !id.is_empty()
+            && id.len() <= 40
+            && id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !usable || seen.contains(id) {
+            let fresh = format!("e{}", i + 1);
+            notes.push(format!("element {} was given the id \"{fresh}\"", i + 1));
+            fields.insert("id".into(), Value::String(fresh));
+        }
+        if let Some(id) = fields.get("id").and_then(Value::as_str) {
+            seen.insert(id.to_string());
+        }
+    }
+}
+
+/// Drops what a question's type does not use (the flat structured-output shape carries every
+/// field) and gives missing ids.
+fn tidy_questions(questions: &mut [Value], notes: &mut Vec<String>) {
+    for (i, question) in questions.iter_mut().enumerate() {
+        let Value::Object(fields) = question else {
+            continue;
+        };
+        let unused: &[&str] = match fields.get("type").and_then(Value::as_str) {
+            Some("single") => &["answers", "reference_answer"],
+            Some("multiple") => &["answer", "reference_answer"],
+            Some("short") => &["options", "answer", "answers"],
+            _ => &[],
+        };
+        for key in unused {
+            fields.remove(*key);
+        }
+        if fields.get("explanation").and_then(Value::as_str) == Some("") {
+            fields.remove("explanation");
+        }
+        let has_id = fields
+            .get("id")
+            .and_then(Value::as_str)
+            .is_some_and(|s| !s.is_empty());
+        if !has_id {
+            notes.push(format!("question {} was given an id", i + 1));
+            fields.insert("id".into(), Value::String(format!("q{}", i + 1)));
+        }
+    }
+}
+
+fn interactive_page(reply: &str, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+    let lower = reply.to_ascii_lowercase();
+    let start = lower.find("<!doctype html").or_else(|| lower.find("<html"));
+    let html = match (start, lower.rfind("</html>")) {
+        (Some(start), Some(end)) if end > start => &reply[start..end + "</html>".len()],
+        (Some(start), None) => &reply[start..],
+        _ => return Err("the reply holds no HTML document (<!DOCTYPE html> … </html>)".into()),
+    };
+    if !html.to_ascii_lowercase().contains("<body") {
+        return Err("the HTML document has no <body>".into());
+    }
+    let content = SceneContent::Interactive(aula_course::scene::Interactive {
+        html: html.to_string(),
+        widget: None,
+    });
+    check_scene(ctx, content.clone(), Vec::new())?;
+    let mut notes = Vec::new();
+    if !lower.contains("</html>") {
+        notes.push("the page was cut off before </html>".into());
+    }
+    Ok(Read {
+        value: content,
+        notes,
+    })
+}
+
+/// The script stage's request for one scene, given its content.
+pub fn actions_request(ctx: &SceneContext, content: &SceneContent) -> ChatRequest {
+    let mut system = String::with_capacity(6 * 1024);
+    system.push_str(
+        "You write what the teacher says and does in one scene of an online class, as a script.\n\n",
+    );
+    ctx.course_section(&mut system);
+    if let Some(teacher) = ctx
+        .request
+        .agents
+        .iter()
+        .find(|a| a.role == AgentRole::Teacher)
+    {
+        let _ = writeln!(
+            system,
+            "\nThe teacher: {} — {}",
+            teacher.name, teacher.persona
+        );
+    }
+    let _ = writeln!(system, "\nWhat the learner sees:");
+    match content {
+        SceneContent::Slide(slide) => {
+            for element in &slide.elements {
+                let _ = writeln!(system, "{}", element_line(element));
+            }
+        }
+        SceneContent::Quiz(quiz) => {
+            let _ = writeln!(
+                system,
+                "A quiz of {} questions, which the learner answers after your introduction.",
+                quiz.questions.len()
+            );
+        }
+        SceneContent::Interactive(_) => {
+            let _ = writeln!(
+                system,
+                "An interactive page the learner explores after your introduction."
+            );
+        }
+        SceneContent::Pbl(project) => {
+            let _ = writeln!(system, "A project: {}", clip(&project.briefing, 400));
+        }
+    }
+    let position = ctx.position();
+    let last = ctx.outline.scenes.len().saturating_sub(1);
+    let _ = writeln!(
+        system,
+        "\n{}",
+        match position {
+            0 => "This is the first scene: greet the learner and the class briefly, say what the course is about, then teach.",
+            p if p == last => "This is the last scene: teach it, then sum up the course in two or three sentences.",
+            _ => "The class is under way: go straight on from the previous scene, without greeting.",
+        }
+    );
+    let _ = writeln!(
+        system,
+        "\nReply with one JSON array, in the order things happen. Items:\n\
+         - {{\"type\":\"text\",\"content\":string}}: what the teacher says, one to three sentences, \
+         plain spoken words (no Markdown, no lists, no formulas written as code).\n\
+         - {{\"type\":\"action\",\"name\":string,\"params\":object}}: something the teacher does."
+    );
+    let kinds = script_actions(ctx, content);
+    if kinds.is_empty() {
+        let _ = writeln!(system, "Only text items in this scene.");
+    } else {
+        let _ = writeln!(system, "Actions here:");
+        for kind in &kinds {
+            if let Some(reference) = action_reference(*kind) {
+                let _ = writeln!(system, "- {}: {reference}", kind.as_str());
+            }
+        }
+    }
+    let speaking = match content {
+        SceneContent::Slide(_) => "6 to 12 items; a spotlight or laser on an element comes just before the words about it; the whiteboard only for a worked example or a derivation, closed again after.",
+        _ => "2 to 4 items: introduce what the learner is about to do and why, then let them do it.",
+    };
+    let _ = writeln!(system, "{speaking}");
+    if ctx.scene.discussion {
+        let students: Vec<String> = ctx
+            .request
+            .agents
+            .iter()
+            .filter(|a| a.role != AgentRole::Teacher)
+            .map(|a| format!("\"{}\" ({})", a.id, a.name))
+            .collect();
+        let _ = writeln!(
+            system,
+            "End the scene with one class discussion, as the last item: \
+             {{\"type\":\"action\",\"name\":\"discussion\",\"params\":{{\"topic\": a question worth \
+             debating, \"prompt\": what to weigh, \"agent_id\": the classmate who opens it, one of \
+             {}}}}}.",
+            students.join(", ")
+        );
+    } else {
+        let _ = writeln!(system, "No discussion in this scene.");
+    }
+    let mut chat = ChatRequest::new(
+        system,
+        vec![ChatMessage::user(format!(
+            "Write the script for \"{}\". {JSON_ONLY}",
+            ctx.scene.title
+        ))],
+    );
+    chat.temperature = Some(0.6);
+    chat
+}
+
+/// The actions a generated script may use in this scene, besides speech and the planned
+/// discussion: slide effects on slides, and the whiteboard on slides.
+fn script_actions(ctx: &SceneContext, content: &SceneContent) -> Vec<ActionKind> {
+    let SceneContent::Slide(_) = content else {
+        return Vec::new();
+    };
+    let teacher = ctx
+        .request
+        .agents
+        .iter()
+        .find(|a| a.role == AgentRole::Teacher);
+    ActionKind::ALL
+        .iter()
+        .copied()
+        .filter(|k| action_reference(*k).is_some())
+        .filter(|k| *k != ActionKind::PlayVideo && *k != ActionKind::WbEditCode)
+        .filter(|k| teacher.is_none_or(|t| t.allowed_actions.contains(k)))
+        .collect()
+}
+
+/// Reads the script stage's reply into the scene's actions.
+pub fn parse_actions(
+    reply: &str,
+    ctx: &SceneContext,
+    content: &SceneContent,
+) -> Result<Read<Vec<Action>>, String> {
+    read_json(reply, |value| actions_from_value(value, ctx, content))
+}
+
+fn actions_from_value(
+    value: Value,
+    ctx: &SceneContext,
+    content: &SceneContent,
+) -> Result<Read<Vec<Action>>, String> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(mut map) => match map.remove("actions").or_else(|| map.remove("script")) {
+            Some(Value::Array(items)) => items,
+            _ => return Err("the script must be a JSON array of items".into()),
+        },
+        _ => return Err("the script must be a JSON array of items".into()),
+    };
+    let allowed = script_actions(ctx, content);
+    let element_ids: HashSet<&str> = match content {
+        SceneContent::Slide(slide) => slide.elements.iter().map(|e| e.id()).collect(),
+        _ => HashSet::new(),
+    };
+    let students: Vec<&str> = ctx
+        .request
+        .agents
+        .iter()
+        .filter(|a| a.role != AgentRole::Teacher)
+        .map(|a| a.id.as_str())
+        .collect();
+    let mut notes = Vec::new();
+    let mut actions = Vec::new();
+    for (i, item) in items.into_iter().enumerate() {
+        let id = format!("{}-a{}", ctx.scene.id, actions.len() + 1);
+        let Value::Object(mut item) = item else {
+            notes.push(format!("item {} is not an object; dropped", i + 1));
+            continue;
+        };
+        let kind = item
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        if kind == "text" || kind == "speech" {
+            let text = item
+                .remove("content")
+                .or_else(|| item.remove("text"))
+                .and_then(|t| t.as_str().map(|s| s.trim().to_string()))
+                .unwrap_or_default();
+            if text.is_empty() {
+                notes.push(format!("item {} has no words; dropped", i + 1));
+                continue;
+            }
+            for piece in split_speech(&text, aula_course::limits::MAX_SPEECH_CHARS) {
+                let id = format!("{}-a{}", ctx.scene.id, actions.len() + 1);
+                actions.push(Action::Speech(aula_course::action::Speech {
+                    id,
+                    text: piece,
+                    speaker: None,
+                    audio_id: None,
+                }));
+            }
+            continue;
+        }
+        let (name, params) = if kind == "action" {
+            let name = item
+                .get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string();
+            let params = match item.remove("params") {
+                Some(Value::Object(params)) => params,
+                None | Some(Value::Null) => Map::new(),
+                Some(_) => {
+                    notes.push(format!(
+                        "item {} ({name}) has params that are not an object; dropped",
+                        i + 1
+                    ));
+                    continue;
+                }
+            };
+            (name, params)
+        } else {
+            // `{"type": "spotlight", "element_id": …}`: already an action object.
+            item.remove("type");
+            (kind, item)
+        };
+        let Some(action_kind) = ActionKind::from_name(&name) else {
+            notes.push(format!(
+                "item {}: \"{name}\" is not an action; dropped",
+                i + 1
+            ));
+            continue;
+        };
+        let mut object = params;
+        object.insert("type".into(), Value::String(name.clone()));
+        object.insert("id".into(), Value::String(id));
+        if action_kind == ActionKind::Discussion {
+            if !ctx.scene.discussion {
+                notes.push("a discussion was not planned for this scene; dropped".into());
+                continue;
+            }
+            let opener = object.get("agent_id").and_then(Value::as_str);
+            if !opener.is_some_and(|o| students.contains(&o)) {
+                match students.first() {
+                    Some(first) => {
+                        object.insert("agent_id".into(), Value::String(first.to_string()));
+                    }
+                    None => {
+                        object.remove("agent_id");
+                    }
+                }
+            }
+        } else if !allowed.contains(&action_kind) {
+            notes.push(format!(
+                "item {}: \"{name}\" cannot be used in this scene; dropped",
+                i + 1
+            ));
+            continue;
+        }
+        if action_kind.is_slide_effect() {
+            let target = object
+                .get("element_id")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if !element_ids.contains(target) {
+                notes.push(format!("item {}: {name} points at \"{target}\", which the slide does not have; dropped", i + 1));
+                continue;
+            }
+        }
+        match serde_json::from_value::<Action>(Value::Object(object)) {
+            Ok(action) => {
+                let is_discussion = action_kind == ActionKind::Discussion;
+                actions.push(action);
+                if is_discussion {
+                    // A discussion ends the scene: whatever follows would never be heard.
+                    break;
+                }
+            }
+            Err(e) => notes.push(format!("item {} ({name}) was dropped: {e}", i + 1)),
+        }
+    }
+    if !actions.iter().any(|a| matches!(a, Action::Speech(_))) {
+        return Err("the script has no spoken text".into());
+    }
+    check_scene(ctx, content.clone(), actions.clone())?;
+    Ok(Read {
+        value: actions,
+        notes,
+    })
+}
+
+/// Cuts a long speech at sentence ends so every piece fits.
+fn split_speech(text: &str, max_chars: usize) -> Vec<String> {
+    if text.chars().count() <= max_chars {
+        return vec![text.to_string()];
+    }
+    let mut pieces = Vec::new();
+    let mut current = String::new();
+    for sentence in text.split_inclusive(['.', '!', '?', '。', '！', '？']) {
+        if current.chars().count() + sentence.chars().count() > max_chars && !current.is_empty() {
+            pieces.push(std::mem::take(&mut current).trim().to_string());
+        }
+        if sentence.chars().count() > max_chars {
+            pieces.push(clip(sentence.trim(), max_chars));
+        } else {
+            current.push_str(sentence);
+        }
+    }
+    if !current.trim().is_empty() {
+        pieces.push(current.trim().to_string());
+    }
+    pieces
+}
+
+fn clip(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
+}
+
+/// The course's own validation of one scene, in a course with the request's agents.
+fn check_scene(
+    ctx: &SceneContext,
+    content: SceneContent,
+    actions: Vec<Action>,
+) -> Result<(), String> {
+    let course = Course {
+        format_version: FORMAT_VERSION,
+        id: "check".into(),
+        title: "check".into(),
+        language: ctx.request.language.clone(),
+        description: String::new(),
+        agents: ctx.request.agents.clone(),
+        scenes: vec![Scene {
+            id: ctx.scene.id.clone(),
+            title: ctx.scene.title.clone(),
+            content,
+            actions,
+        }],
+        created_at: 0,
+        updated_at: 0,
+    };
+    course.validate().map_err(|issues| {
+        let listed: Vec<String> = issues
+            .iter()
+            .take(8)
+            .map(|issue| {
+                let path = issue.path.strip_prefix("scenes[0].").unwrap_or(&issue.path);
+                format!("{path}: {}", issue.problem)
+            })
+            .collect();
+        format!(
+            "it does not pass the course's checks: {}",
+            listed.join("; ")
+        )
+    })
+}
+
+/// The second try of a stage: the same request, the reply that failed, and why it failed.
+pub fn feedback_request(original: &ChatRequest, reply: &str, error: &str) -> ChatRequest {
+    let mut chat = original.clone();
+    chat.messages
+        .push(ChatMessage::assistant(clip(reply, 6_000)));
+    chat.messages.push(ChatMessage::user(format!(
+        "That reply could not be used: {}. Reply again with the whole corrected answer, in the \
+         same format, and nothing else.",
+        clip(error, 1_500)
+    )));
+    chat
+}

@@ -1,0 +1,198 @@
+//! A generation as a job for the AI worker: the page sends a [`GenJob`] and gets flat
+//! [`GenReport`]s back (one plain struct, cheap for the page's bundle). The worker runs the
+//! outline (unless the job carries one) and then the scenes; after every finished task it sends
+//! the job record and the course as far as it is written, which the page stores, so a reload
+//! resumes from the record and the classroom plays what is ready.
+
+use std::num::NonZeroUsize;
+
+use aula_providers::Endpoint;
+use serde::{Deserialize, Serialize};
+
+use crate::assemble::{assemble, scene_states};
+use crate::job::JobRecord;
+use crate::outline::{CourseRequest, Outline};
+use crate::run::GenEvent;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenOp {
+    /// Write the outline (when the job has none), then the scenes (unless `outline_only`).
+    Generate,
+    /// Do a task again in the running job with this id.
+    Retry,
+    /// Stop the running job with this id.
+    Cancel,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenJob {
+    pub op: GenOp,
+    pub id: u32,
+    #[serde(default)]
+    pub endpoint: Option<Endpoint>,
+    #[serde(default)]
+    pub course_id: String,
+    #[serde(default)]
+    pub request: Option<CourseRequest>,
+    #[serde(default)]
+    pub outline: Option<Outline>,
+    #[serde(default)]
+    pub record: JobRecord,
+    /// Scene tasks at once.
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+    /// Stop after the outline, so the learner can edit it.
+    #[serde(default)]
+    pub outline_only: bool,
+    /// Tasks to do again (with `op: retry`, the one task; with `generate`, a regeneration).
+    #[serde(default)]
+    pub redo: Vec<String>,
+    /// When the course was first created (Unix ms), kept in every version of it.
+    #[serde(default)]
+    pub created_at: u64,
+}
+
+fn default_limit() -> u32 {
+    3
+}
+
+impl GenJob {
+    pub fn limit(&self) -> NonZeroUsize {
+        NonZeroUsize::new(self.limit.clamp(1, 8) as usize).unwrap_or(NonZeroUsize::MIN)
+    }
+}
+
+/// What the worker tells the page about a generation. `event` is one of `outline_scene`,
+/// `outline`, `started`, `finished`, `failed`, `note`, `tokens`, `settled`; the other fields are
+/// filled as the event needs.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GenReport {
+    /// Always `"gen"`: tells these apart from the worker's other reports.
+    pub kind: String,
+    pub id: u32,
+    pub event: String,
+    #[serde(default)]
+    pub task: String,
+    /// A scene's title, an error or a note.
+    #[serde(default)]
+    pub text: String,
+    #[serde(default)]
+    pub index: u32,
+    #[serde(default)]
+    pub tokens: u64,
+    /// When a failed task goes again (Unix ms); 0 when it gave up.
+    #[serde(default)]
+    pub retry_at_ms: f64,
+    /// The outline, as JSON (`outline`, and with every record).
+    #[serde(default)]
+    pub outline: String,
+    /// The job record, as JSON (`finished`, `failed`, `settled`).
+    #[serde(default)]
+    pub record: String,
+    /// The course as far as it is written, as its file's JSON (`finished` of a scene's last
+    /// task); empty when no scene is ready yet.
+    #[serde(default)]
+    pub course: String,
+    /// Each outline scene's state (`waiting`, `scripting`, `ready`, `failed`), in order.
+    #[serde(default)]
+    pub states: Vec<String>,
+    /// `settled`: stopped by the learner.
+    #[serde(default)]
+    pub cancelled: bool,
+}
+
+impl GenReport {
+    pub fn new(id: u32, event: &str) -> GenReport {
+        GenReport {
+            kind: "gen".into(),
+            id,
+            event: event.into(),
+            ..GenReport::default()
+        }
+    }
+}
+
+/// Turns a [`GenEvent`] into its report; `record` and the job's inputs fill what the page
+/// stores. `now` is Unix ms.
+pub fn report(
+    job: &GenJob,
+    request: &CourseRequest,
+    outline: Option<&Outline>,
+    event: &GenEvent,
+    record: &JobRecord,
+    now: u64,
+) -> GenReport {
+    let id = job.id;
+    let with_record = |mut r: GenReport| {
+        r.record = serde_json::to_string(record).unwrap_or_default();
+        if let Some(outline) = outline {
+            r.states = scene_states(outline, record)
+                .into_iter()
+                .map(|s| format!("{s:?}").to_lowercase())
+                .collect();
+        }
+        r.tokens = record.tokens_spent;
+        r
+    };
+    match event {
+        GenEvent::OutlineScene(scene) => GenReport {
+            index: scene.index as u32,
+            task: scene.kind.name().into(),
+            text: scene.title.clone(),
+            ..GenReport::new(id, "outline_scene")
+        },
+        GenEvent::Outline(outline) => GenReport {
+            outline: serde_json::to_string(outline).unwrap_or_default(),
+            tokens: record.tokens_spent,
+            ..GenReport::new(id, "outline")
+        },
+        GenEvent::Started { task } => GenReport {
+            task: task.clone(),
+            ..GenReport::new(id, "started")
+        },
+        GenEvent::Finished { task } => {
+            let mut r = with_record(GenReport {
+                task: task.clone(),
+                ..GenReport::new(id, "finished")
+            });
+            if let Some(outline) = outline {
+                if let Some(course) = assemble(
+                    &job.course_id,
+                    request,
+                    outline,
+                    record,
+                    job.created_at,
+                    now,
+                ) {
+                    r.course = course.to_json();
+                }
+            }
+            r
+        }
+        GenEvent::Failed {
+            task,
+            error,
+            retry_at_ms,
+        } => with_record(GenReport {
+            task: task.clone(),
+            text: error.clone(),
+            retry_at_ms: retry_at_ms.unwrap_or(0.0),
+            ..GenReport::new(id, "failed")
+        }),
+        GenEvent::Note { task, note } => GenReport {
+            task: task.clone(),
+            text: note.clone(),
+            ..GenReport::new(id, "note")
+        },
+        GenEvent::Tokens(tokens) => GenReport {
+            tokens: *tokens,
+            ..GenReport::new(id, "tokens")
+        },
+        GenEvent::Settled { cancelled, fatal } => with_record(GenReport {
+            text: fatal.clone().unwrap_or_default(),
+            cancelled: *cancelled,
+            ..GenReport::new(id, "settled")
+        }),
+    }
+}
