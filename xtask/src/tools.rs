@@ -17,6 +17,9 @@ pub const TRUNK_VERSION: &str = "0.21.14";
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 pub const BINARYEN_VERSION: &str = "132.0.0";
 pub const PLAYWRIGHT_CORE_VERSION: &str = "1.65.1";
+/// Mozilla's pdf.js: Trunk copies its browser build from node_modules into `dist/pdf/`, where the
+/// page imports it only when a learner drops a PDF (web/pdf-text.mjs).
+pub const PDFJS_DIST_VERSION: &str = "6.5.438";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -242,17 +245,19 @@ fn npm_package_version(name: &str) -> Option<String> {
 }
 
 fn npm_tools() -> Result<()> {
-    let step = Step::start("npm (wasm-opt, playwright)");
+    let step = Step::start("npm (wasm-opt, playwright, pdf.js)");
     let binaryen = npm_package_version("binaryen");
     let playwright = npm_package_version("playwright-core");
+    let pdfjs = npm_package_version("pdfjs-dist");
     if binaryen.as_deref() == Some(BINARYEN_VERSION)
         && playwright.as_deref() == Some(PLAYWRIGHT_CORE_VERSION)
+        && pdfjs.as_deref() == Some(PDFJS_DIST_VERSION)
     {
         step.skipped("node_modules matches package-lock.json");
         return Ok(());
     }
     if !command_exists("npm") {
-        bail!("npm is needed (Node.js 20 or newer) to install wasm-opt and Playwright; install Node.js, then run this again");
+        bail!("npm is needed (Node.js 20 or newer) to install wasm-opt, Playwright and pdf.js; install Node.js, then run this again");
     }
     run(Command::new("npm")
         .args(["ci", "--no-audit", "--no-fund"])
@@ -360,6 +365,21 @@ mod tests {
             Some("0.2.130")
         );
         assert_eq!(locked_version(lock, "leptos"), None);
+    }
+
+    #[test]
+    fn package_json_pins_the_npm_tools_exactly() {
+        let manifest = std::fs::read_to_string(project_root().join("package.json")).unwrap();
+        for (name, version) in [
+            ("binaryen", BINARYEN_VERSION),
+            ("playwright-core", PLAYWRIGHT_CORE_VERSION),
+            ("pdfjs-dist", PDFJS_DIST_VERSION),
+        ] {
+            assert!(
+                manifest.contains(&format!("\"{name}\": \"{version}\"")),
+                "package.json must pin {name} to exactly {version} (xtask/src/tools.rs)"
+            );
+        }
     }
 
     #[test]
