@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use aula_director::wire::{RoundJob, RoundReport, RoundUpdate};
+use aula_generation::wire::{GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{ChatRequest, Endpoint};
 use wasm_bindgen::prelude::*;
@@ -19,6 +20,7 @@ const WORKER_URL: &str = "/aula-worker_loader.js";
 pub enum Reply {
     Job(Report),
     Round(RoundReport),
+    Gen(GenReport),
 }
 
 impl Reply {
@@ -26,6 +28,7 @@ impl Reply {
         match self {
             Reply::Job(report) => report.job(),
             Reply::Round(report) => Some(report.id),
+            Reply::Gen(report) => Some(report.id),
         }
     }
 
@@ -33,6 +36,7 @@ impl Reply {
         match self {
             Reply::Job(report) => report.ends_job(),
             Reply::Round(report) => report.update.event == "finished",
+            Reply::Gen(report) => report.event == "settled",
         }
     }
 }
@@ -108,6 +112,8 @@ fn start_worker() -> Result<Worker, String> {
             deliver(Reply::Job(report));
         } else if let Ok(report) = serde_json::from_str::<RoundReport>(&text) {
             deliver(Reply::Round(report));
+        } else if let Ok(report) = serde_json::from_str::<GenReport>(&text) {
+            deliver(Reply::Gen(report));
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -207,9 +213,59 @@ pub fn round(mut job: RoundJob, mut on_update: impl FnMut(RoundUpdate) + 'static
                     ..RoundUpdate::default()
                 });
             }
-            Reply::Job(_) => {}
+            Reply::Job(_) | Reply::Gen(_) => {}
         },
     )
+}
+
+/// Runs a course generation in the worker; `job.id` is replaced by the job's id. The last
+/// report is `settled` (also when the worker fails: then its `text` says why).
+pub fn generate(mut job: GenJob, mut on_report: impl FnMut(GenReport) + 'static) -> u32 {
+    send(
+        move |id| {
+            job.id = id;
+            serde_json::to_string(&job).ok()
+        },
+        move |reply| match reply {
+            Reply::Gen(report) => on_report(report),
+            Reply::Job(Report::Failed { id, message }) => {
+                let mut settled = GenReport::new(id, "settled");
+                settled.text = message;
+                on_report(settled);
+            }
+            _ => {}
+        },
+    )
+}
+
+/// Tells a running generation to stop (`Cancel`) or to do `redo` again (`Retry`).
+pub fn steer_generation(id: u32, op: GenOp, redo: Vec<String>) {
+    let job = GenJob {
+        op,
+        id,
+        endpoint: None,
+        course_id: String::new(),
+        request: None,
+        outline: None,
+        record: Default::default(),
+        limit: 0,
+        outline_only: false,
+        redo,
+        created_at: 0,
+    };
+    let Ok(text) = serde_json::to_string(&job) else {
+        return;
+    };
+    CLIENT.with(|c| {
+        let mut c = c.borrow_mut();
+        if c.ready {
+            if let Some(worker) = &c.worker {
+                let _ = worker.post_message(&JsValue::from_str(&text));
+            }
+        } else {
+            c.queued.push((id, text));
+        }
+    });
 }
 
 /// Lists the endpoint's models.

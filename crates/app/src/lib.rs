@@ -9,6 +9,7 @@
 mod ai;
 mod classroom;
 mod connection;
+mod generate;
 mod i18n;
 mod library;
 mod pages;

@@ -11,6 +11,7 @@ use wasm_bindgen::JsCast;
 pub enum Page {
     Home,
     Classroom(String),
+    Generate(String),
     Settings,
     NotFound,
 }
@@ -23,12 +24,21 @@ impl Page {
         match trimmed {
             "" => Page::Home,
             "/settings" => Page::Settings,
-            _ => match trimmed.strip_prefix("/classroom/") {
-                Some(id) if !id.is_empty() && !id.contains('/') => {
-                    Page::Classroom(decode_segment(id))
+            _ => {
+                let segment = |prefix: &str| {
+                    trimmed
+                        .strip_prefix(prefix)
+                        .filter(|id| !id.is_empty() && !id.contains('/'))
+                        .map(decode_segment)
+                };
+                if let Some(id) = segment("/classroom/") {
+                    Page::Classroom(id)
+                } else if let Some(id) = segment("/generate/") {
+                    Page::Generate(id)
+                } else {
+                    Page::NotFound
                 }
-                _ => Page::NotFound,
-            },
+            }
         }
     }
 }
@@ -72,7 +82,12 @@ pub fn use_location() -> Location {
     expect_context::<Location>()
 }
 
-/// Goes to `href` (a same-origin path) and records it in the history.
+/// Goes to `href` (a same-origin path) and records it in the history; for code that is not
+/// a link (after an async step, so `location` is taken from context beforehand).
+pub fn go(location: Location, href: &str) {
+    push(location, href);
+}
+
 fn push(location: Location, href: &str) {
     if let Ok(history) = window().history() {
         let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(href));
@@ -148,5 +163,9 @@ mod tests {
         assert_eq!(Page::from_path("/classroom/"), Page::NotFound);
         assert_eq!(Page::from_path("/classroom/a/b"), Page::NotFound);
         assert_eq!(Page::from_path("/nowhere"), Page::NotFound);
+        assert_eq!(
+            Page::from_path("/generate/gen-1"),
+            Page::Generate("gen-1".into())
+        );
     }
 }

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::i18n::*;
-use crate::pages::{ClassroomPage, HomePage, NotFoundPage, SettingsPage};
+use crate::pages::{ClassroomPage, GeneratePage, HomePage, NotFoundPage, SettingsPage};
 use crate::preferences::{self, Theme};
 use crate::router::{provide_location, use_location, Page};
 
@@ -18,6 +18,7 @@ pub fn App() -> impl IntoView {
             .as_deref()
             .and_then(Locale::from_str),
     );
+    crate::generate::provide_root();
     view! {
         <Preferences/>
         <Pages/>
@@ -34,6 +35,7 @@ fn Pages() -> impl IntoView {
             {move || match location.page() {
                 Page::Home => view! { <HomePage/> }.into_any(),
                 Page::Classroom(id) => view! { <ClassroomPage id=id/> }.into_any(),
+                Page::Generate(id) => view! { <GeneratePage id=id/> }.into_any(),
                 Page::Settings => view! { <SettingsPage/> }.into_any(),
                 Page::NotFound => view! { <NotFoundPage/> }.into_any(),
             }}

@@ -309,7 +309,12 @@ pub fn normalize(outline: &mut Outline, request: &CourseRequest) {
         scene.discussion = false;
     }
     let count = outline.scenes.len();
-    let wanted: &[f64] = if count >= 6 { &[0.45, 0.8] } else { &[0.6] };
+    // Never in the first scene, so a one-scene course has none.
+    let wanted: &[f64] = match count {
+        0 | 1 => &[],
+        2..=5 => &[0.6],
+        _ => &[0.45, 0.8],
+    };
     for share in wanted {
         let target = ((count as f64 * share).round() as usize).clamp(1, count.saturating_sub(1));
         // The nearest slide at or after the target that has no discussion yet, else before it.
@@ -533,6 +538,26 @@ mod tests {
         normalize(&mut outline, &request());
         let ids: Vec<_> = outline.scenes.iter().map(|s| s.id.as_str()).collect();
         assert_eq!(ids, ["s3", "s2", "s1", "s4"]);
+    }
+
+    #[test]
+    fn any_number_of_scenes_normalizes_without_a_panic() {
+        for n in 0..=MAX_SCENES + 3 {
+            let kinds: Vec<&str> = (0..n).map(|i| ["slide", "quiz", "pbl"][i % 3]).collect();
+            let mut outline = Outline {
+                title: String::new(),
+                description: String::new(),
+                language_directive: String::new(),
+                scenes: kinds
+                    .iter()
+                    .map(|k| scene_from_value(json!({"kind": k, "title": "t"})).unwrap())
+                    .collect(),
+            };
+            normalize(&mut outline, &request());
+            assert_eq!(outline.scenes.len(), n.min(MAX_SCENES));
+            let discussions = outline.scenes.iter().filter(|s| s.discussion).count();
+            assert!(discussions <= 2 && !outline.scenes.first().is_some_and(|s| s.discussion));
+        }
     }
 
     #[test]

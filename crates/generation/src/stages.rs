@@ -698,3 +698,131 @@ pub fn feedback_request(original: &ChatRequest, reply: &str, error: &str) -> Cha
     )));
     chat
 }
+
+#[cfg(test)]
+mod tests {
+    use aula_course::default_agents;
+    use serde_json::json;
+
+    use super::*;
+    use crate::outline::normalize;
+
+    fn request() -> CourseRequest {
+        CourseRequest {
+            topic: "Tides".into(),
+            language: "en".into(),
+            document: None,
+            learner: String::new(),
+            agents: default_agents(),
+        }
+    }
+
+    fn outline(kinds: &[SceneKind]) -> Outline {
+        let mut outline = Outline {
+            title: "Tides".into(),
+            description: String::new(),
+            language_directive: String::new(),
+            scenes: kinds
+                .iter()
+                .enumerate()
+                .map(|(i, k)| SceneOutline {
+                    id: String::new(),
+                    kind: *k,
+                    title: format!("Scene {}", i + 1),
+                    goal: String::new(),
+                    key_points: vec![],
+                    discussion: false,
+                })
+                .collect(),
+        };
+        normalize(&mut outline, &request());
+        outline
+    }
+
+    fn slide() -> SceneContent {
+        serde_json::from_value(json!({"type": "slide", "elements": [
+            {"type": "text", "id": "title", "left": 40, "top": 20, "width": 900, "height": 60, "markdown": "Tides"}
+        ]}))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_interactive_page_is_cut_out_of_fences_and_prose() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Interactive]);
+        let ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[1] };
+        let reply = "Here it is:\n```html\n<!DOCTYPE html><html><body><input id=\"moon-slider\" type=\"range\"></body></html>\n```";
+        let read = parse_content(reply, &ctx).unwrap();
+        let SceneContent::Interactive(page) = read.value else { panic!() };
+        assert!(page.html.starts_with("<!DOCTYPE html>") && page.html.ends_with("</html>"));
+        assert!(parse_content("I made a page for you!", &ctx).is_err());
+    }
+
+    #[test]
+    fn effects_at_missing_elements_and_unplanned_discussions_are_dropped_with_a_note() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Slide, SceneKind::Slide]);
+        let plain = outline.scenes.iter().find(|s| !s.discussion).unwrap();
+        let ctx = SceneContext { request: &req, outline: &outline, scene: plain };
+        let reply = json!([
+            {"type": "action", "name": "spotlight", "params": {"element_id": "nowhere"}},
+            {"type": "text", "content": "The moon pulls the sea."},
+            {"type": "action", "name": "discussion", "params": {"topic": "Why two tides?"}},
+            {"type": "action", "name": "teleport", "params": {}},
+        ])
+        .to_string();
+        let read = parse_actions(&reply, &ctx, &slide()).unwrap();
+        assert_eq!(read.value.len(), 1);
+        assert_eq!(read.notes.len(), 3, "{:?}", read.notes);
+    }
+
+    #[test]
+    fn a_planned_discussion_ends_the_script_and_gets_a_real_classmate() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Slide, SceneKind::Slide]);
+        let planned = outline.scenes.iter().find(|s| s.discussion).unwrap();
+        let ctx = SceneContext { request: &req, outline: &outline, scene: planned };
+        let reply = json!([
+            {"type": "text", "content": "Spring tides come with full and new moons."},
+            {"type": "action", "name": "discussion", "params": {"topic": "Why two tides a day?", "agent_id": "teacher"}},
+            {"type": "text", "content": "This is never heard."},
+        ])
+        .to_string();
+        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value;
+        assert_eq!(actions.len(), 2);
+        let Action::Discussion(d) = &actions[1] else { panic!() };
+        assert_eq!(d.agent_id.as_deref(), Some("mia"), "the teacher does not open a class discussion");
+    }
+
+    #[test]
+    fn a_script_without_words_is_refused_and_long_speech_is_split() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide]);
+        let ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[0] };
+        let err = parse_actions("[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"title\"}}]", &ctx, &slide()).unwrap_err();
+        assert!(err.contains("no spoken text"), "{err}");
+        let long = "The sea rises. ".repeat(300);
+        let reply = json!([{"type": "text", "content": long}]).to_string();
+        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value;
+        assert!(actions.len() >= 3);
+        assert!(actions.iter().all(|a| matches!(a, Action::Speech(s) if s.text.chars().count() <= aula_course::limits::MAX_SPEECH_CHARS)));
+    }
+
+    #[test]
+    fn prompts_name_the_scene_its_place_and_no_placeholder_survives() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
+        for scene in &outline.scenes {
+            let ctx = SceneContext { request: &req, outline: &outline, scene };
+            let content = content_request(&ctx);
+            assert!(content.system.contains("<- this scene"));
+            assert!(content.messages[0].content.contains(&scene.title));
+            let script = actions_request(&ctx, &slide());
+            for text in [&content.system, &script.system] {
+                assert!(!text.contains("{{"), "{text}");
+            }
+        }
+        let quiz_ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[1] };
+        assert!(content_request(&quiz_ctx).json_schema.is_some(), "a quiz asks for structured output");
+    }
+}

@@ -19,7 +19,7 @@
 //! | `POST /v1/audio/transcriptions` (multipart) | `{"text": script.transcript}` | Bearer |
 //! | `GET /health` | `ok` | none |
 //! | `POST /__script` | replace the script (JSON body); resets fault counters | none |
-//! | `GET /__requests` | every request so far: method, path, dialect, model, headers (keys redacted), body, tokens | none |
+//! | `GET /__requests` | every request so far: method, path, dialect, model, headers (keys redacted), body, tokens, `received_ms` / `answered_ms` (since the server started) | none |
 //! | `POST /__reset` | forget the requests and fault counters | none |
 //!
 //! Every answer carries CORS headers and every `OPTIONS` gets a 204. The key `bad-key` is
@@ -134,9 +134,17 @@ pub struct RecordedRequest {
     pub rule: Option<usize>,
     /// The status the mock decided to answer with.
     pub status: u16,
+    /// When the request arrived, in ms since the server started.
+    pub received_ms: u64,
+    /// When a chat answer was fully written (or the connection dropped), in ms since the server
+    /// started; `None` until then and for other requests.
+    pub answered_ms: Option<u64>,
+    /// The chat request number (from 1), for chat requests.
+    pub chat_number: Option<usize>,
 }
 
 struct State {
+    started: std::time::Instant,
     script: Mutex<Script>,
     requests: Mutex<Vec<RecordedRequest>>,
     /// Requests seen per fault scope: a rule with its own faults, or the script (`None`).
@@ -153,7 +161,24 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl State {
-    fn record(&self, entry: RecordedRequest) {
+    fn since_start(&self) -> u64 {
+        self.started.elapsed().as_millis() as u64
+    }
+
+    /// Marks chat request `n` as answered now.
+    fn answered(&self, n: usize) {
+        let now = self.since_start();
+        if let Some(entry) = lock(&self.requests)
+            .iter_mut()
+            .rev()
+            .find(|e| e.chat_number == Some(n))
+        {
+            entry.answered_ms = Some(now);
+        }
+    }
+
+    fn record(&self, mut entry: RecordedRequest) {
+        entry.received_ms = self.since_start();
         let mut requests = lock(&self.requests);
         if requests.len() >= MAX_LOGGED_REQUESTS {
             requests.remove(0);
@@ -237,6 +262,7 @@ pub fn start(port: u16, script: Script) -> io::Result<MockServer> {
     let addr = listener.local_addr()?;
     let stop = Arc::new(AtomicBool::new(false));
     let state = Arc::new(State {
+        started: std::time::Instant::now(),
         script: Mutex::new(script),
         requests: Mutex::new(Vec::new()),
         scope_hits: Mutex::new(HashMap::new()),
@@ -398,6 +424,9 @@ fn recorded(request: &Request, dialect: Option<Dialect>, status: u16) -> Recorde
         output_tokens: 0,
         rule: None,
         status,
+        received_ms: 0,
+        answered_ms: None,
+        chat_number: None,
     }
 }
 
@@ -669,6 +698,7 @@ fn chat(
     }
 
     let n = state.chat_requests.fetch_add(1, Ordering::SeqCst) + 1;
+    entry.chat_number = Some(n);
     let rule = script.rule_for(dialect, &prompt);
     let scope = if script.rule_has_faults(rule) {
         rule
@@ -786,13 +816,15 @@ fn chat(
             request_id[0].clone(),
         ],
     )?;
-    emit(
+    let written = emit(
         Sink::Chunked(ChunkedBody::new(out)),
         &frames,
         &misfits,
         fault.as_ref(),
         delay,
-    )
+    );
+    state.answered(n);
+    written
 }
 
 fn http_error(

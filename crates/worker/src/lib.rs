@@ -14,6 +14,8 @@ use std::rc::Rc;
 use aula_director::round::{run_round, Round, RoundControl, RoundEnd, RoundEvent};
 use aula_director::wire::{RoundJob, RoundReport, RoundReportKind, RoundUpdate};
 
+use aula_generation::run::{generate_outline, run_scenes, Env, GenControl, GenEvent, Plan};
+use aula_generation::wire::{report as gen_report, GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{
     list_models, stream_chat, stream_chat_with_retry, AbortHandle, ProviderError, RetryPolicy,
@@ -29,6 +31,8 @@ thread_local! {
     static RUNNING: RefCell<HashMap<u32, Box<dyn AbortHandle>>> = RefCell::new(HashMap::new());
     /// The running rounds' stop buttons.
     static ROUNDS: RefCell<HashMap<u32, RoundControl>> = RefCell::new(HashMap::new());
+    /// The running generations' controls.
+    static GENERATIONS: RefCell<HashMap<u32, GenControl>> = RefCell::new(HashMap::new());
 }
 
 /// Where reports go: `postMessage` to the page, or a test's list.
@@ -89,10 +93,109 @@ fn run_round_job(job: RoundJob, sink: Sink) {
     });
 }
 
+fn now_ms() -> f64 {
+    js_sys::Date::now()
+}
+
+/// A generation: the outline (unless the job brings one), then the scenes. Every event goes to
+/// the page as a flat [`GenReport`]; a finished task's report carries the record and the course
+/// as far as it is written, for the page to store.
+fn run_generation(job: GenJob, sink: Sink) {
+    match job.op {
+        GenOp::Cancel => {
+            if let Some(control) = GENERATIONS.with(|g| g.borrow().get(&job.id).cloned()) {
+                control.cancel();
+            }
+            return;
+        }
+        GenOp::Retry => {
+            if let Some(control) = GENERATIONS.with(|g| g.borrow().get(&job.id).cloned()) {
+                for task in &job.redo {
+                    control.retry(task);
+                }
+            }
+            return;
+        }
+        GenOp::Generate => {}
+    }
+    let (Some(endpoint), Some(request)) = (job.endpoint.clone(), job.request.clone()) else {
+        let mut report = GenReport::new(job.id, "settled");
+        report.text = "The generation request was incomplete.".into();
+        return send(&sink, &report);
+    };
+    let control = GenControl::default();
+    GENERATIONS.with(|g| g.borrow_mut().insert(job.id, control.clone()));
+    wasm_bindgen_futures::spawn_local(async move {
+        let env = Env {
+            transport: &FetchTransport,
+            sleeper: &TimeoutSleeper,
+            now_ms: &now_ms,
+            endpoint,
+            control,
+        };
+        let mut record = job.record.clone();
+        let outline = match job.outline.clone() {
+            Some(outline) => outline,
+            None => {
+                let mut tokens = record.tokens_spent;
+                let mut emit = |event: GenEvent| {
+                    send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64))
+                };
+                let result = generate_outline(&env, &request, &mut tokens, &mut emit).await;
+                record.tokens_spent = tokens;
+                match result {
+                    Ok(outline) => {
+                        let event = GenEvent::Outline(outline.clone());
+                        send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64));
+                        outline
+                    }
+                    Err(error) => {
+                        let event = GenEvent::Settled {
+                            cancelled: env.control.is_cancelled(),
+                            fatal: Some(error.message),
+                        };
+                        send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64));
+                        GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
+                        return;
+                    }
+                }
+            }
+        };
+        if job.outline_only && job.outline.is_none() {
+            let event = GenEvent::Settled {
+                cancelled: false,
+                fatal: None,
+            };
+            send(&sink, &gen_report(&job, &request, Some(&outline), &event, &record, now_ms() as u64));
+            GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
+            return;
+        }
+        let plan = Plan {
+            request: request.clone(),
+            outline: outline.clone(),
+            record,
+            limit: job.limit(),
+            redo: job.redo.clone(),
+            token_budget: None,
+        };
+        run_scenes(&env, plan, &mut |event, record| {
+            send(
+                &sink,
+                &gen_report(&job, &request, Some(&outline), &event, record, now_ms() as u64),
+            )
+        })
+        .await;
+        GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
+    });
+}
+
 /// Reads one message from the page and starts what it asks.
 fn handle(text: &str, sink: Sink) {
     if let Ok(job) = serde_json::from_str::<Job>(text) {
         return run(job, sink);
+    }
+    if let Ok(job) = serde_json::from_str::<GenJob>(text) {
+        return run_generation(job, sink);
     }
     match serde_json::from_str::<RoundJob>(text) {
         Ok(job) => run_round_job(job, sink),

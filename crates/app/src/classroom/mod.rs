@@ -25,15 +25,18 @@ pub use session::Session;
 #[component]
 pub fn ClassroomPage(id: String) -> impl IntoView {
     let i18n = use_i18n();
+    // Bumped to open the course again when a generation has added scenes to it.
+    let version = RwSignal::new(0u32);
     let course = LocalResource::new(move || {
         let id = id.clone();
+        version.track();
         async move { load_course(&id).await }
     });
     view! {
         <Suspense fallback=move || view! { <p class="muted">{t!(i18n, classroom_loading)}</p> }>
             {move || Suspend::new(async move {
                 match course.await {
-                    Ok(Some(course)) => view! { <Classroom course=course/> }.into_any(),
+                    Ok(Some(course)) => view! { <Classroom course=course reload=version/> }.into_any(),
                     Ok(None) => view! {
                         <section class="notice" data-testid="classroom-missing">
                             <h1>{t!(i18n, classroom_missing_title)}</h1>
@@ -56,8 +59,9 @@ pub fn ClassroomPage(id: String) -> impl IntoView {
 }
 
 #[component]
-fn Classroom(course: Course) -> impl IntoView {
+fn Classroom(course: Course, reload: RwSignal<u32>) -> impl IntoView {
     let title = course.title.clone();
+    let shown_scenes = course.scenes.len();
     let session = Session::new(course);
     session.start();
     session.restore_saved_position();
@@ -74,6 +78,7 @@ fn Classroom(course: Course) -> impl IntoView {
             <SceneList session=session/>
             <section class="stage-column">
                 <h1 class="classroom-title">{title}</h1>
+                <GenerationBanner session=session shown=shown_scenes reload=reload/>
                 <div class="stage-shell" node_ref=stage_ref>
                     <div class="stage-frame" data-testid="stage" data-state=move || format!("{:?}", state.get()).to_lowercase()>
                         {move || {
@@ -98,6 +103,53 @@ fn Classroom(course: Course) -> impl IntoView {
                 <Notices session=session/>
             </section>
         </div>
+    }
+}
+
+/// While the course is still being written: how far it got, and the scenes written since the
+/// classroom opened, added when the learner asks (reopening the course at the same place).
+/// Opening the classroom also carries on a generation a reload cut off.
+#[component]
+fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> impl IntoView {
+    let i18n = use_i18n();
+    let id = session.course_id.get_value();
+    let view = crate::generate::view_of(&id);
+    {
+        let id = id.clone();
+        leptos::task::spawn_local(async move {
+            if let Err(error) = crate::generate::open(&id).await {
+                leptos::logging::warn!("classroom: the course's generation did not resume: {error}");
+            }
+        });
+    }
+    let total = move || {
+        view.with(|v| {
+            v.file
+                .as_ref()
+                .and_then(|f| f.outline.as_ref())
+                .map(|o| o.scenes.len())
+                .unwrap_or(0)
+        })
+    };
+    let writing = move || view.with(|v| v.job.is_some());
+    let more = move || view.with(|v| v.ready > shown && v.course_version > 0);
+    let add = move |_| {
+        session.save_position();
+        reload.update(|n| *n += 1);
+    };
+    view! {
+        <Show when=move || writing() || more() fallback=|| ()>
+            <div class="generation-banner" role="status" data-testid="generation-banner">
+                <span>{move || {
+                    let key = if writing() { Key::class_writing } else { Key::class_all_ready };
+                    i18n.fill(key, &[("ready", view.with(|v| v.ready).to_string()), ("total", total().to_string())])
+                }}</span>
+                <Show when=more fallback=|| ()>
+                    <button class="primary" data-testid="add-new-scenes" on:click=add>{t!(i18n, class_more_ready)}</button>
+                </Show>
+                <a href=format!("/generate/{id}")>{t!(i18n, class_progress)}</a>
+            </div>
+        </Show>
     }
 }
 

@@ -178,7 +178,7 @@ impl Session {
         });
     }
 
-    fn save_position(&self) {
+    pub fn save_position(&self) {
         self.last_saved_ms.set_value(now_ms());
         let position = self.player.with_value(|p| p.position());
         let key = resume_key(&self.course_id.get_value());

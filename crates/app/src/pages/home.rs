@@ -15,15 +15,110 @@ pub fn HomePage() -> impl IntoView {
     }
 }
 
+/// Languages a course can be written in, as (tag, own name).
+const COURSE_LANGUAGES: &[(&str, &str)] = &[
+    ("en", "English"),
+    ("zh-CN", "中文"),
+    ("es", "Español"),
+    ("fr", "Français"),
+    ("de", "Deutsch"),
+    ("ja", "日本語"),
+];
+
+/// The learner's document, read in the browser.
+#[derive(Clone, PartialEq)]
+struct Document {
+    name: String,
+    text: String,
+    pages: u32,
+}
+
 #[component]
 fn PromptBox() -> impl IntoView {
     let i18n = use_i18n();
     let topic = RwSignal::new(String::new());
+    let learner = RwSignal::new(String::new());
+    let review = RwSignal::new(true);
+    let language = RwSignal::new(if untrack(|| i18n.get_locale()) == Locale::zh { "zh-CN" } else { "en" }.to_string());
+    let cast = RwSignal::new(aula_course::default_agents());
+    let included = RwSignal::new(vec![true; cast.with_untracked(Vec::len)]);
+    let document = RwSignal::new(None::<Document>);
+    let pdf_note = RwSignal::new(String::new());
+    let error = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
+    let location = crate::router::use_location();
+
+    let submit = move || {
+        if busy.get_untracked() {
+            return;
+        }
+        let text = topic.get_untracked().trim().to_string();
+        if text.is_empty() {
+            error.set(t_string!(i18n, prompt_empty).to_string());
+            return;
+        }
+        let agents: Vec<_> = cast
+            .get_untracked()
+            .into_iter()
+            .zip(included.get_untracked())
+            .filter(|(agent, keep)| *keep || agent.role == aula_course::AgentRole::Teacher)
+            .map(|(agent, _)| agent)
+            .collect();
+        let request = aula_generation::outline::CourseRequest {
+            topic: text,
+            language: language.get_untracked(),
+            document: document.get_untracked().map(|d| d.text),
+            learner: learner.get_untracked().trim().to_string(),
+            agents,
+        };
+        busy.set(true);
+        error.set(String::new());
+        leptos::task::spawn_local(async move {
+            match crate::generate::start_new(request, review.get_untracked()).await {
+                Ok(id) => crate::router::go(location, &format!("/generate/{id}")),
+                Err(why) => error.set(why),
+            }
+            busy.set(false);
+        });
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+            ev.prevent_default();
+            submit();
+        }
+    };
+    let on_pdf = move |ev: leptos::ev::Event| {
+        use wasm_bindgen::JsCast;
+        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+            return;
+        };
+        let Some(file) = input.files().and_then(|f| f.get(0)) else {
+            document.set(None);
+            pdf_note.set(String::new());
+            return;
+        };
+        pdf_note.set(t_string!(i18n, prompt_pdf_reading).to_string());
+        leptos::task::spawn_local(async move {
+            match read_pdf(&file).await {
+                Ok(doc) => {
+                    pdf_note.set(i18n.fill(
+                        Key::prompt_pdf_read,
+                        &[("pages", doc.pages.to_string()), ("chars", doc.text.chars().count().to_string()), ("name", doc.name.clone())],
+                    ));
+                    document.set(Some(doc));
+                }
+                Err(why) => {
+                    document.set(None);
+                    pdf_note.set(why);
+                }
+            }
+        });
+    };
     view! {
         <section class="hero">
             <h1>{t!(i18n, home_title)}</h1>
             <p class="lead">{t!(i18n, home_subtitle)}</p>
-            <form class="prompt-box" on:submit=|ev| ev.prevent_default()>
+            <form class="prompt-box" on:submit=move |ev| { ev.prevent_default(); submit(); }>
                 <label class="visually-hidden" for="topic">{t!(i18n, prompt_label)}</label>
                 <textarea
                     id="topic"
@@ -31,16 +126,87 @@ fn PromptBox() -> impl IntoView {
                     data-testid="prompt-input"
                     placeholder=move || t_string!(i18n, prompt_placeholder)
                     bind:value=topic
+                    on:keydown=on_key
                 ></textarea>
+                <details class="prompt-options">
+                    <summary>{t!(i18n, prompt_more)}</summary>
+                    <label class="field">
+                        <span>{t!(i18n, prompt_language)}</span>
+                        <select data-testid="prompt-language" on:change=move |ev| language.set(event_target_value(&ev))>
+                            {COURSE_LANGUAGES.iter().map(|(tag, name)| view! {
+                                <option value=*tag selected=move || language.get() == *tag>{*name}</option>
+                            }).collect_view()}
+                        </select>
+                    </label>
+                    <label class="field">
+                        <span>{t!(i18n, prompt_learner)}</span>
+                        <input data-testid="prompt-learner" bind:value=learner placeholder=move || t_string!(i18n, prompt_learner_placeholder)/>
+                    </label>
+                    <fieldset class="field">
+                        <legend>{t!(i18n, prompt_classmates)}</legend>
+                        {cast.get_untracked().into_iter().enumerate().filter(|(_, a)| a.role != aula_course::AgentRole::Teacher).map(|(i, agent)| view! {
+                            <label class="classmate">
+                                <input type="checkbox" data-testid="prompt-classmate" prop:checked=move || included.with(|v| v[i])
+                                    on:change=move |ev| { let on = event_target_checked(&ev); included.update(|v| v[i] = on) }/>
+                                <input class="classmate-name" value=agent.name.clone() aria-label=agent.name.clone()
+                                    on:input=move |ev| { let name = event_target_value(&ev); cast.update(|c| c[i].name = name) }/>
+                            </label>
+                        }).collect_view()}
+                    </fieldset>
+                    <label class="field">
+                        <span>{t!(i18n, prompt_pdf)}</span>
+                        <input type="file" accept="application/pdf,.pdf" data-testid="prompt-pdf" on:change=on_pdf/>
+                        <span class="hint" data-testid="prompt-pdf-note" aria-live="polite">{move || pdf_note.get()}</span>
+                    </label>
+                </details>
                 <div class="prompt-actions">
-                    <p class="hint" id="prompt-hint">{t!(i18n, prompt_needs_provider)}</p>
-                    <button class="primary" type="submit" disabled=true aria-describedby="prompt-hint">
-                        {t!(i18n, prompt_submit)}
+                    <label class="check">
+                        <input type="checkbox" data-testid="prompt-review" bind:checked=review/>
+                        {t!(i18n, prompt_review)}
+                    </label>
+                    <button class="primary" type="submit" data-testid="prompt-submit" disabled=move || busy.get()>
+                        {move || if busy.get() { t_string!(i18n, prompt_working) } else { t_string!(i18n, prompt_submit) }}
                     </button>
                 </div>
+                <p class="hint" id="prompt-hint">{t!(i18n, prompt_needs_provider)}</p>
+                <Show when=move || !error.get().is_empty() fallback=|| ()>
+                    <p class="error" role="alert" data-testid="prompt-error">{move || error.get()} " " <a href="/settings">{t!(i18n, gen_open_settings)}</a></p>
+                </Show>
             </form>
         </section>
     }
+}
+
+/// Reads a PDF's text through `window.aulaPdfText` (pdf.js, loaded on first use).
+async fn read_pdf(file: &web_sys::File) -> Result<Document, String> {
+    use wasm_bindgen::JsCast;
+    let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
+        .await
+        .map_err(|_| "The file could not be read.".to_string())?;
+    let window = leptos::prelude::window();
+    let hook = js_sys::Reflect::get(&window, &"aulaPdfText".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("This page cannot read PDFs.")?;
+    let max = wasm_bindgen::JsValue::from_f64(aula_generation::outline::MAX_DOCUMENT_CHARS as f64);
+    let promise = hook
+        .call2(&wasm_bindgen::JsValue::NULL, &buffer, &max)
+        .map_err(|_| "This page cannot read PDFs.".to_string())?;
+    let result = wasm_bindgen_futures::JsFuture::from(js_sys::Promise::from(promise))
+        .await
+        .map_err(|e| {
+            js_sys::Reflect::get(&e, &"message".into())
+                .ok()
+                .and_then(|m| m.as_string())
+                .unwrap_or_else(|| "The PDF could not be read.".into())
+        })?;
+    let text = js_sys::Reflect::get(&result, &"text".into()).ok().and_then(|t| t.as_string()).unwrap_or_default();
+    let pages = js_sys::Reflect::get(&result, &"pages".into()).ok().and_then(|p| p.as_f64()).unwrap_or(0.0) as u32;
+    Ok(Document {
+        name: file.name(),
+        text,
+        pages,
+    })
 }
 
 #[component]

@@ -1,0 +1,389 @@
+//! Course generation on the page: what the learner asked for and how far the job got, kept in
+//! IndexedDB (`jobs/<course id>`, a [`GenerationFile`]) after every report, and a live view per
+//! course that the progress page and the classroom both read. The work itself runs in the AI
+//! worker (`aula_generation::run`); this module starts it, steers it, and stores what it sends:
+//! the job record (so a reload resumes without redoing a finished task) and the course as far as
+//! it is written (so the classroom plays the first scene while the rest are written).
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use aula_generation::job::JobRecord;
+use aula_generation::outline::{normalize, CourseRequest, Outline};
+use aula_generation::wire::{GenJob, GenOp, GenReport};
+use aula_storage::{get_json, put_json, Collection, Store};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::ai;
+use crate::connection::{usable_connection, Role, Unusable};
+use crate::library::open_store;
+
+/// Where a generation stands, as saved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The outline is being written.
+    #[default]
+    Outlining,
+    /// The outline waits for the learner's edits.
+    Reviewing,
+    /// Scenes are being written.
+    Writing,
+    /// Nothing is running: every scene is ready, or some failed and wait for a retry.
+    Settled,
+    /// Stopped by the learner or by an error; it can go on from the record.
+    Stopped,
+}
+
+/// A generation as stored in the `jobs` collection under its course's id.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GenerationFile {
+    pub course_id: String,
+    pub request: CourseRequest,
+    #[serde(default)]
+    pub outline: Option<Outline>,
+    #[serde(default)]
+    pub record: JobRecord,
+    /// Unix ms.
+    pub created_at: u64,
+    #[serde(default)]
+    pub status: Status,
+    /// Why it stopped, when an error stopped it.
+    #[serde(default)]
+    pub error: String,
+    /// Time spent generating in earlier visits.
+    #[serde(default)]
+    pub elapsed_ms: f64,
+    /// The learner wants to edit the outline before the scenes are written.
+    #[serde(default)]
+    pub review: bool,
+}
+
+/// What the progress page and the classroom show of one course's generation.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GenView {
+    pub file: Option<GenerationFile>,
+    /// Scenes seen while the outline streams: (kind, title).
+    pub preview: Vec<(String, String)>,
+    /// Each outline scene's state: `waiting`, `scripting`, `ready`, `failed`.
+    pub states: Vec<String>,
+    /// Tasks running now.
+    pub running: Vec<String>,
+    pub tokens: u64,
+    /// The worker's job, while one runs.
+    pub job: Option<u32>,
+    /// Page time when this visit's run started.
+    pub run_started: Option<f64>,
+    /// Bumped every time a new version of the course is stored.
+    pub course_version: u32,
+    /// Scenes ready to play.
+    pub ready: usize,
+    pub loaded: bool,
+}
+
+impl GenView {
+    pub fn status(&self) -> Status {
+        self.file.as_ref().map(|f| f.status).unwrap_or_default()
+    }
+
+    pub fn error(&self) -> &str {
+        self.file.as_ref().map(|f| f.error.as_str()).unwrap_or("")
+    }
+
+    /// The state of scene `i`, with a running task shown as `writing`.
+    pub fn scene_state(&self, i: usize) -> String {
+        let state = self.states.get(i).cloned().unwrap_or_else(|| "waiting".into());
+        let id = self
+            .file
+            .as_ref()
+            .and_then(|f| f.outline.as_ref())
+            .and_then(|o| o.scenes.get(i))
+            .map(|s| s.id.clone());
+        let running = id.is_some_and(|id| self.running.iter().any(|t| t.starts_with(&format!("{id}/"))));
+        if running && state != "ready" {
+            "writing".into()
+        } else {
+            state
+        }
+    }
+
+    pub fn elapsed_ms(&self, now: f64) -> f64 {
+        let before = self.file.as_ref().map(|f| f.elapsed_ms).unwrap_or(0.0);
+        before + self.run_started.map(|s| now - s).unwrap_or(0.0)
+    }
+}
+
+thread_local! {
+    static VIEWS: RefCell<HashMap<String, RwSignal<GenView>>> = RefCell::new(HashMap::new());
+    static ROOT: RefCell<Option<Owner>> = const { RefCell::new(None) };
+}
+
+/// Call once at the app's root: live views outlive the pages that show them.
+pub fn provide_root() {
+    ROOT.with(|r| *r.borrow_mut() = Owner::current());
+}
+
+/// The live view of a course's generation (empty until [`open`] reads it).
+pub fn view_of(course_id: &str) -> RwSignal<GenView> {
+    if let Some(view) = VIEWS.with(|v| v.borrow().get(course_id).copied()) {
+        return view;
+    }
+    let make = || RwSignal::new(GenView::default());
+    let view = match ROOT.with(|r| r.borrow().clone()) {
+        Some(owner) => owner.with(make),
+        None => make(),
+    };
+    VIEWS.with(|v| v.borrow_mut().insert(course_id.to_string(), view));
+    view
+}
+
+pub async fn load_file(course_id: &str) -> Result<Option<GenerationFile>, String> {
+    let store = open_store().await.map_err(|e| e.to_string())?;
+    get_json(&store, Collection::Jobs, course_id)
+        .await
+        .map_err(|e| e.to_string())
+}
+
+fn save_file(file: GenerationFile) {
+    leptos::task::spawn_local(async move {
+        let saved = match open_store().await {
+            Ok(store) => put_json(&store, Collection::Jobs, &file.course_id, &file).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = saved {
+            leptos::logging::warn!("generation: progress was not saved: {error}");
+        }
+    });
+}
+
+fn save_course(course_id: String, json: String, view: RwSignal<GenView>) {
+    leptos::task::spawn_local(async move {
+        let saved = match open_store().await {
+            Ok(store) => store.put(Collection::Courses, &course_id, json).await,
+            Err(error) => Err(error),
+        };
+        match saved {
+            Ok(()) => view.update(|v| v.course_version += 1),
+            Err(error) => leptos::logging::warn!("generation: the course was not saved: {error}"),
+        }
+    });
+}
+
+/// Why a generation cannot start, for the learner.
+pub fn unusable_reason(why: Unusable) -> String {
+    match why {
+        Unusable::NotSetUp => "Connect an AI provider in Settings first: Aula writes courses with your own provider and key.".into(),
+        Unusable::Locked => "Your AI key is locked with a passphrase. Unlock it in Settings, then try again.".into(),
+        Unusable::Unreadable(error) => format!("Your AI provider settings could not be read: {error}"),
+    }
+}
+
+/// Saves a new generation and starts writing its outline. Returns the new course's id.
+pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, String> {
+    let connection = usable_connection().await.map_err(unusable_reason)?;
+    let now = js_sys::Date::now() as u64;
+    let file = GenerationFile {
+        course_id: format!("gen-{now}"),
+        request,
+        outline: None,
+        record: JobRecord::default(),
+        created_at: now,
+        status: Status::Outlining,
+        error: String::new(),
+        elapsed_ms: 0.0,
+        review,
+    };
+    let store = open_store().await.map_err(|e| e.to_string())?;
+    put_json(&store, Collection::Jobs, &file.course_id, &file)
+        .await
+        .map_err(|e| e.to_string())?;
+    let id = file.course_id.clone();
+    launch(file, connection.endpoint(Role::Generation), review, Vec::new());
+    Ok(id)
+}
+
+/// Reads a course's generation into its live view, and carries on with it if it was cut off
+/// (a reload, a closed tab) while writing. Does nothing while it is running in this page.
+pub async fn open(course_id: &str) -> Result<(), String> {
+    let view = view_of(course_id);
+    if view.with_untracked(|v| v.job.is_some()) {
+        return Ok(());
+    }
+    let Some(file) = load_file(course_id).await? else {
+        view.update(|v| v.loaded = true);
+        return Ok(());
+    };
+    let states = file
+        .outline
+        .as_ref()
+        .map(|o| states_of(o, &file.record))
+        .unwrap_or_default();
+    let carry_on = matches!(file.status, Status::Outlining | Status::Writing);
+    view.update(|v| {
+        v.ready = states.iter().filter(|s| *s == "ready").count();
+        v.states = states;
+        v.tokens = file.record.tokens_spent;
+        v.file = Some(file.clone());
+        v.loaded = true;
+    });
+    if carry_on && view.with_untracked(|v| v.job.is_none()) {
+        let connection = usable_connection().await.map_err(unusable_reason)?;
+        let review = file.review && file.outline.is_none();
+        launch(file, connection.endpoint(Role::Generation), review, Vec::new());
+    }
+    Ok(())
+}
+
+fn states_of(outline: &Outline, record: &JobRecord) -> Vec<String> {
+    aula_generation::assemble::scene_states(outline, record)
+        .into_iter()
+        .map(|s| format!("{s:?}").to_lowercase())
+        .collect()
+}
+
+/// After the learner edited the outline (or skipped editing): write the scenes.
+pub async fn write_course(course_id: &str, mut outline: Outline) -> Result<(), String> {
+    let view = view_of(course_id);
+    let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
+        return Err("This course's generation could not be found.".into());
+    };
+    if outline.scenes.is_empty() {
+        return Err("Keep at least one scene.".into());
+    }
+    normalize(&mut outline, &file.request);
+    file.outline = Some(outline);
+    file.status = Status::Writing;
+    save_file(file.clone());
+    let connection = usable_connection().await.map_err(unusable_reason)?;
+    launch(file, connection.endpoint(Role::Generation), false, Vec::new());
+    Ok(())
+}
+
+/// Stops the running generation; finished scenes stay.
+pub fn cancel(course_id: &str) {
+    if let Some(job) = view_of(course_id).with_untracked(|v| v.job) {
+        ai::steer_generation(job, GenOp::Cancel, Vec::new());
+    }
+}
+
+/// Does `task` again (and what depends on it): in the running job, or in a new run.
+pub async fn redo(course_id: &str, task: String) -> Result<(), String> {
+    let view = view_of(course_id);
+    if let Some(job) = view.with_untracked(|v| v.job) {
+        ai::steer_generation(job, GenOp::Retry, vec![task]);
+        return Ok(());
+    }
+    let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
+        return Err("This course's generation could not be found.".into());
+    };
+    let connection = usable_connection().await.map_err(unusable_reason)?;
+    file.status = Status::Writing;
+    file.error.clear();
+    launch(file, connection.endpoint(Role::Generation), false, vec![task]);
+    Ok(())
+}
+
+/// Starts a run in the worker from `file` and keeps the view and the stored file up to date.
+fn launch(
+    file: GenerationFile,
+    endpoint: aula_providers::Endpoint,
+    outline_only: bool,
+    redo: Vec<String>,
+) {
+    let course_id = file.course_id.clone();
+    let view = view_of(&course_id);
+    let job = GenJob {
+        op: GenOp::Generate,
+        id: 0,
+        endpoint: Some(endpoint),
+        course_id: course_id.clone(),
+        request: Some(file.request.clone()),
+        outline: file.outline.clone(),
+        record: file.record.clone(),
+        limit: 3,
+        outline_only,
+        redo,
+        created_at: file.created_at,
+    };
+    let started = crate::now_ms();
+    view.update(|v| {
+        v.file = Some(file);
+        v.run_started = Some(started);
+        v.running.clear();
+        v.loaded = true;
+        if v.file.as_ref().is_some_and(|f| f.outline.is_none()) {
+            v.preview.clear();
+        }
+    });
+    let id = ai::generate(job, move |report| on_report(view, outline_only, report));
+    view.update(|v| v.job = Some(id));
+}
+
+fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
+    let mut save = false;
+    let mut course = None;
+    view.update(|v| {
+        let Some(file) = v.file.as_mut() else {
+            return;
+        };
+        if !report.record.is_empty() {
+            if let Ok(record) = serde_json::from_str::<JobRecord>(&report.record) {
+                file.record = record;
+            }
+        }
+        match report.event.as_str() {
+            "outline_scene" => v.preview.push((report.task.clone(), report.text.clone())),
+            "outline" => {
+                if let Ok(outline) = serde_json::from_str::<Outline>(&report.outline) {
+                    v.states = vec!["waiting".into(); outline.scenes.len()];
+                    file.outline = Some(outline);
+                    file.record.tokens_spent = report.tokens;
+                    file.status = if outline_only { Status::Reviewing } else { Status::Writing };
+                    save = true;
+                }
+            }
+            "started" => v.running.push(report.task.clone()),
+            "finished" | "failed" => {
+                v.running.retain(|t| *t != report.task);
+                save = true;
+                if !report.course.is_empty() {
+                    course = Some((file.course_id.clone(), report.course.clone()));
+                }
+            }
+            "note" => leptos::logging::log!("generation: {}", report.text),
+            "settled" => {
+                v.running.clear();
+                v.job = None;
+                let now = crate::now_ms();
+                file.elapsed_ms += v.run_started.take().map(|s| now - s).unwrap_or(0.0);
+                if !report.text.is_empty() {
+                    file.status = Status::Stopped;
+                    file.error = report.text.clone();
+                } else if report.cancelled {
+                    file.status = Status::Stopped;
+                } else if file.status != Status::Reviewing {
+                    file.status = Status::Settled;
+                    file.error.clear();
+                }
+                save = true;
+            }
+            _ => {}
+        }
+        if !report.states.is_empty() {
+            v.ready = report.states.iter().filter(|s| *s == "ready").count();
+            v.states = report.states.clone();
+        }
+        if report.tokens > 0 {
+            v.tokens = report.tokens;
+        }
+    });
+    if save {
+        if let Some(file) = view.with_untracked(|v| v.file.clone()) {
+            save_file(file);
+        }
+    }
+    if let Some((course_id, json)) = course {
+        save_course(course_id, json, view);
+    }
+}
