@@ -30,6 +30,31 @@ pub fn report_markdown(lines: &[(String, String)]) -> String {
     report
 }
 
+/// A Playwright timing script against the built page and mock-llm; its summary lines.
+fn page_bench(name: &str, script: &str) -> Result<Vec<String>> {
+    let output = Command::new("node")
+        .arg(script)
+        .current_dir(project_root())
+        .env("PATH", crate::tools::tool_path()?)
+        .env("AULA_DIST", project_root().join("dist"))
+        .env("MOCK_LLM_BIN", crate::mock::binary()?)
+        .env("CHROMIUM", crate::tools::CHROMIUM)
+        .output()
+        .with_context(|| format!("running the {name} page bench"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "the {name} page bench failed:\n{text}\n{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let found = summary_lines(&text);
+    if found.is_empty() {
+        bail!("the {name} page bench printed no summary line");
+    }
+    Ok(found)
+}
+
 pub fn run() -> Result<()> {
     let mut lines = Vec::new();
     for package in BENCHED {
@@ -51,6 +76,11 @@ pub fn run() -> Result<()> {
         }
         lines.extend(found.into_iter().map(|l| (package.to_string(), l)));
     }
+    lines.extend(
+        page_bench("generation", "tests/bench/generation.bench.mjs")?
+            .into_iter()
+            .map(|l| ("page (generation)".to_string(), l)),
+    );
     let report = report_markdown(&lines);
     let path = project_root().join("target").join("bench-report.md");
     std::fs::write(&path, &report).with_context(|| format!("writing {}", path.display()))?;

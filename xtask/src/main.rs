@@ -42,7 +42,11 @@ fn run_cli() -> Result<()> {
             release_build()
         }
         "test" => test(),
-        "bench" => bench::run(),
+        "bench" => {
+            tools::bootstrap()?;
+            release_build()?;
+            bench::run()
+        }
         "eval-director" => {
             let args: Vec<String> = std::env::args().skip(2).collect();
             if args.iter().any(|a| a == "--help" || a == "-h") {

@@ -8,16 +8,26 @@ use flate2::write::GzEncoder;
 use flate2::Compression;
 
 /// What the page downloads before it can show anything (the files `index.html` loads: wasm, js
-/// and css), gzip, in bytes. The product goal is 400 KB; this is the hard ceiling. It was 500 KB
-/// until the live classroom's durable conversation, live discussions, spoken questions and
-/// in-class grading landed (page 528 KB). Reading actions by hand (`course::fields`) saved only
-/// ~2 KB of that here (derived code compresses well); getting back under 500 needs the page to
-/// load less up front, e.g. the settings and provider screens as a second module on first use.
-pub const BUDGET_BYTES: u64 = 540 * 1024;
+/// and css), gzip, in bytes. The product goal is 400 KB; this is the hard ceiling, and it has
+/// moved twice, each time with the page measured:
+/// - 500 → 540 KB when the live classroom landed (durable conversation, live discussions, spoken
+///   questions, in-class grading: page 528 KB). Reading actions by hand (`course::fields`) saved
+///   only ~2 KB of that.
+/// - 540 → 590 KB when course generation landed (the prompt's options, the progress page with
+///   its outline editor, the generation state kept in IndexedDB: page 583 KB, +56 KB). Writing
+///   its lists as escaped markup with one delegated listener instead of a view per row saved
+///   ~9 KB; sharing reactive text and flags (`i18n::dyn_text`) ~2 KB. What is left is mostly
+///   Leptos's per-view generic code and serde for the generation's records.
+///
+/// Getting back under 500, then towards 400, needs the page to load less up front: the settings,
+/// provider and generation screens as a second module loaded on first use.
+pub const BUDGET_BYTES: u64 = 590 * 1024;
 
 /// The AI worker (`crates/worker`), which the page starts only when it first needs a provider:
-/// a course that only plays never downloads it.
-pub const WORKER_BUDGET_BYTES: u64 = 250 * 1024;
+/// a course that only plays never downloads it. 250 → 300 KB when course generation moved in
+/// (its stages, prompts and runner; 294 KB). Its stages keep the checked JSON they read instead
+/// of serializing the course model again, which saved 7 KB here.
+pub const WORKER_BUDGET_BYTES: u64 = 300 * 1024;
 
 pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
     let mut encoder = GzEncoder::new(Vec::new(), Compression::best());

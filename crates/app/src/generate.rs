@@ -93,14 +93,22 @@ impl GenView {
 
     /// The state of scene `i`, with a running task shown as `writing`.
     pub fn scene_state(&self, i: usize) -> String {
-        let state = self.states.get(i).cloned().unwrap_or_else(|| "waiting".into());
+        let state = self
+            .states
+            .get(i)
+            .cloned()
+            .unwrap_or_else(|| "waiting".into());
         let id = self
             .file
             .as_ref()
             .and_then(|f| f.outline.as_ref())
             .and_then(|o| o.scenes.get(i))
             .map(|s| s.id.clone());
-        let running = id.is_some_and(|id| self.running.iter().any(|t| t.starts_with(&format!("{id}/"))));
+        let running = id.is_some_and(|id| {
+            self.running
+                .iter()
+                .any(|t| t.starts_with(&format!("{id}/")))
+        });
         if running && state != "ready" {
             "writing".into()
         } else {
@@ -199,7 +207,12 @@ pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, S
         .await
         .map_err(|e| e.to_string())?;
     let id = file.course_id.clone();
-    launch(file, connection.endpoint(Role::Generation), review, Vec::new());
+    launch(
+        file,
+        connection.endpoint(Role::Generation),
+        review,
+        Vec::new(),
+    );
     Ok(id)
 }
 
@@ -230,7 +243,12 @@ pub async fn open(course_id: &str) -> Result<(), String> {
     if carry_on && view.with_untracked(|v| v.job.is_none()) {
         let connection = usable_connection().await.map_err(unusable_reason)?;
         let review = file.review && file.outline.is_none();
-        launch(file, connection.endpoint(Role::Generation), review, Vec::new());
+        launch(
+            file,
+            connection.endpoint(Role::Generation),
+            review,
+            Vec::new(),
+        );
     }
     Ok(())
 }
@@ -256,7 +274,12 @@ pub async fn write_course(course_id: &str, mut outline: Outline) -> Result<(), S
     file.status = Status::Writing;
     save_file(file.clone());
     let connection = usable_connection().await.map_err(unusable_reason)?;
-    launch(file, connection.endpoint(Role::Generation), false, Vec::new());
+    launch(
+        file,
+        connection.endpoint(Role::Generation),
+        false,
+        Vec::new(),
+    );
     Ok(())
 }
 
@@ -280,7 +303,12 @@ pub async fn redo(course_id: &str, task: String) -> Result<(), String> {
     let connection = usable_connection().await.map_err(unusable_reason)?;
     file.status = Status::Writing;
     file.error.clear();
-    launch(file, connection.endpoint(Role::Generation), false, vec![task]);
+    launch(
+        file,
+        connection.endpoint(Role::Generation),
+        false,
+        vec![task],
+    );
     Ok(())
 }
 
@@ -339,7 +367,11 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
                     v.states = vec!["waiting".into(); outline.scenes.len()];
                     file.outline = Some(outline);
                     file.record.tokens_spent = report.tokens;
-                    file.status = if outline_only { Status::Reviewing } else { Status::Writing };
+                    file.status = if outline_only {
+                        Status::Reviewing
+                    } else {
+                        Status::Writing
+                    };
                     save = true;
                 }
             }

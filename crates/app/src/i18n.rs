@@ -70,6 +70,18 @@ impl I18n {
     }
 }
 
+/// A text computed from signals, as one shared view type: every `dyn_text` renders through
+/// the same `Signal<String>` code, where each `move || …` closure in a view would bring its
+/// own copy of the rendering code (about a kilobyte of wasm each).
+pub fn dyn_text(compute: impl Fn() -> String + Send + Sync + 'static) -> Signal<String> {
+    Signal::derive(compute)
+}
+
+/// A flag computed from signals, shared the same way (for `prop:hidden`, `prop:disabled`).
+pub fn dyn_flag(compute: impl Fn() -> bool + Send + Sync + 'static) -> Signal<bool> {
+    Signal::derive(compute)
+}
+
 fn fill(template: &str, values: &[(&str, String)]) -> String {
     let mut out = String::with_capacity(template.len());
     let mut rest = template;

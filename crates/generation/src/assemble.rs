@@ -1,9 +1,10 @@
-//! From a job record to a playable course: every scene whose content and script are both done,
-//! in the outline's order. A course is playable as soon as its first scene is ready; the rest
+//! From a job record to a playable course file: every scene whose content and script are both
+//! done, in the outline's order. A course is playable as soon as its first scene is ready; the rest
 //! join it as they finish.
 
-use aula_course::{Action, Course, Scene, SceneContent, FORMAT_VERSION};
+use aula_course::FORMAT_VERSION;
 use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 use crate::job::JobRecord;
 use crate::outline::{CourseRequest, Outline};
@@ -45,48 +46,43 @@ pub fn scene_states(outline: &Outline, record: &JobRecord) -> Vec<SceneState> {
         .collect()
 }
 
-/// One ready scene, read back from the record.
-pub fn ready_scene(outline: &Outline, record: &JobRecord, scene_id: &str) -> Option<Scene> {
-    let outline_scene = outline.scene(scene_id)?;
-    let content: SceneContent =
-        serde_json::from_str(record.finished.get(&content_task(scene_id))?).ok()?;
-    let actions: Vec<Action> =
-        serde_json::from_str(record.finished.get(&actions_task(scene_id))?).ok()?;
-    Some(Scene {
-        id: outline_scene.id.clone(),
-        title: outline_scene.title.clone(),
-        content,
-        actions,
-    })
-}
-
-/// The course as far as it is written: its ready scenes in outline order. `None` until the
-/// first one is ready (a course without scenes is not a course).
-pub fn assemble(
+/// The course file as far as it is written: its ready scenes in outline order, as the JSON text
+/// the page stores (built from the stored JSON of each stage, so nothing of the course model is
+/// serialized again). `None` until the first scene is ready: a course without scenes is not a
+/// course.
+pub fn assemble_json(
     course_id: &str,
     request: &CourseRequest,
     outline: &Outline,
     record: &JobRecord,
     created_at: u64,
     now: u64,
-) -> Option<Course> {
-    let scenes: Vec<Scene> = outline
+) -> Option<String> {
+    let scenes: Vec<Value> = outline
         .scenes
         .iter()
-        .filter_map(|s| ready_scene(outline, record, &s.id))
+        .filter_map(|scene| {
+            let content: Value = serde_json::from_str(record.finished.get(&content_task(&scene.id))?).ok()?;
+            let actions: Value = serde_json::from_str(record.finished.get(&actions_task(&scene.id))?).ok()?;
+            Some(json!({"id": scene.id, "title": scene.title, "content": content, "actions": actions}))
+        })
         .collect();
     if scenes.is_empty() {
         return None;
     }
-    Some(Course {
-        format_version: FORMAT_VERSION,
-        id: course_id.to_string(),
-        title: outline.title.clone(),
-        language: request.language.clone(),
-        description: outline.description.clone(),
-        agents: request.agents.clone(),
-        scenes,
-        created_at,
-        updated_at: now.max(created_at),
-    })
+    let agents = serde_json::to_value(&request.agents).ok()?;
+    Some(
+        json!({
+            "format_version": FORMAT_VERSION,
+            "id": course_id,
+            "title": outline.title,
+            "language": request.language,
+            "description": outline.description,
+            "agents": agents,
+            "scenes": scenes,
+            "created_at": created_at,
+            "updated_at": now.max(created_at),
+        })
+        .to_string(),
+    )
 }

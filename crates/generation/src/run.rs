@@ -12,7 +12,7 @@ use std::num::NonZeroUsize;
 use std::pin::{pin, Pin};
 use std::rc::Rc;
 
-use aula_course::{Action, SceneContent};
+use aula_course::SceneContent;
 use aula_providers::{
     stream_chat_with_retry, AbortHandle, ChatRequest, Endpoint, ProviderError, RetryPolicy,
     Sleeper, StreamEvent, Transport,
@@ -478,7 +478,7 @@ async fn run_task(
                 &mut notes,
             )
             .await
-            .map(|content| serde_json::to_string(&content).unwrap_or_default())
+            .map(|written| written.json)
         }
         GenerationStep::SceneActions { .. } => {
             let content: Option<SceneContent> =
@@ -499,7 +499,7 @@ async fn run_task(
                         &mut notes,
                     )
                     .await
-                    .map(|actions: Vec<Action>| serde_json::to_string(&actions).unwrap_or_default())
+                    .map(|written| written.json)
                 }
             }
         }

@@ -15,7 +15,7 @@ use aula_providers::transport::{HttpRequest, PendingResponse, TransportError};
 use aula_providers::{preset, Endpoint, Sleeper, Transport};
 use serde_json::Value;
 
-use crate::assemble::{assemble, scene_states, SceneState};
+use crate::assemble::{assemble_json, scene_states, SceneState};
 use crate::job::JobRecord;
 use crate::outline::{normalize, CourseRequest, Outline};
 use crate::run::{generate_outline, run_scenes, Env, GenControl, GenEvent, Plan};
@@ -269,8 +269,8 @@ fn a_whole_course_is_written_and_every_scene_plays() {
     assert_eq!(run.record.finished.len(), 8);
     assert!(run.record.failed.is_empty());
     assert_eq!(model.requests.borrow().len(), 8, "one call per task");
-    let course = assemble("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
-    let course = Course::from_json(&course.to_json()).expect("a valid course file");
+    let course = assemble_json("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = Course::from_json(&course).expect("a valid course file");
     assert_eq!(course.scenes.len(), 4);
     let Some(Action::Discussion(discussion)) = course.scenes[3].actions.last() else {
         panic!("the planned discussion ends the last scene");
@@ -398,7 +398,8 @@ fn a_scene_that_keeps_failing_gives_up_and_holds_back_only_its_own_script() {
         .collect();
     assert_eq!(retries.len(), 3);
     assert!(retries[0].is_some() && retries[1].is_some() && retries[2].is_none());
-    let course = assemble("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = assemble_json("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = Course::from_json(&course).expect("a valid course file");
     assert_eq!(course.scenes.len(), 3, "the rest of the course plays");
 }
 

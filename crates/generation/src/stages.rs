@@ -23,6 +23,15 @@ pub struct Read<T> {
     pub notes: Vec<String>,
 }
 
+/// A stage's checked result and the JSON text it is stored as. The text is the checked JSON
+/// value itself, not a re-serialization of the typed model: the AI worker then carries no
+/// serializer for the course model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Written<T> {
+    pub value: T,
+    pub json: String,
+}
+
 /// The scene a stage works on, in its course.
 #[derive(Debug, Clone, Copy)]
 pub struct SceneContext<'a> {
@@ -197,7 +206,10 @@ fn quiz_schema() -> Value {
 }
 
 /// Reads the content stage's reply into the scene's content.
-pub fn parse_content(reply: &str, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+pub fn parse_content(
+    reply: &str,
+    ctx: &SceneContext,
+) -> Result<Read<Written<SceneContent>>, String> {
     if ctx.scene.kind == SceneKind::Interactive {
         return interactive_page(reply, ctx);
     }
@@ -223,7 +235,10 @@ fn read_json<T>(
     }
 }
 
-fn content_from_value(value: Value, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+fn content_from_value(
+    value: Value,
+    ctx: &SceneContext,
+) -> Result<Read<Written<SceneContent>>, String> {
     let mut notes = Vec::new();
     let kind = ctx.scene.kind;
     let mut fields = match (kind, value) {
@@ -249,11 +264,16 @@ fn content_from_value(value: Value, ctx: &SceneContext) -> Result<Read<SceneCont
         _ => {}
     }
     fields.insert("type".into(), Value::String(kind.name().into()));
-    let content: SceneContent = serde_json::from_value(Value::Object(fields))
+    let value = Value::Object(fields);
+    let json = value.to_string();
+    let content: SceneContent = serde_json::from_value(value)
         .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
     check_scene(ctx, content.clone(), Vec::new())?;
     Ok(Read {
-        value: content,
+        value: Written {
+            value: content,
+            json,
+        },
         notes,
     })
 }
@@ -312,7 +332,10 @@ fn tidy_questions(questions: &mut [Value], notes: &mut Vec<String>) {
     }
 }
 
-fn interactive_page(reply: &str, ctx: &SceneContext) -> Result<Read<SceneContent>, String> {
+fn interactive_page(
+    reply: &str,
+    ctx: &SceneContext,
+) -> Result<Read<Written<SceneContent>>, String> {
     let lower = reply.to_ascii_lowercase();
     let start = lower.find("<!doctype html").or_else(|| lower.find("<html"));
     let html = match (start, lower.rfind("</html>")) {
@@ -327,13 +350,17 @@ fn interactive_page(reply: &str, ctx: &SceneContext) -> Result<Read<SceneContent
         html: html.to_string(),
         widget: None,
     });
+    let json = json!({"type": "interactive", "html": html}).to_string();
     check_scene(ctx, content.clone(), Vec::new())?;
     let mut notes = Vec::new();
     if !lower.contains("</html>") {
         notes.push("the page was cut off before </html>".into());
     }
     Ok(Read {
-        value: content,
+        value: Written {
+            value: content,
+            json,
+        },
         notes,
     })
 }
@@ -470,7 +497,7 @@ pub fn parse_actions(
     reply: &str,
     ctx: &SceneContext,
     content: &SceneContent,
-) -> Result<Read<Vec<Action>>, String> {
+) -> Result<Read<Written<Vec<Action>>>, String> {
     read_json(reply, |value| actions_from_value(value, ctx, content))
 }
 
@@ -478,7 +505,7 @@ fn actions_from_value(
     value: Value,
     ctx: &SceneContext,
     content: &SceneContent,
-) -> Result<Read<Vec<Action>>, String> {
+) -> Result<Read<Written<Vec<Action>>>, String> {
     let items = match value {
         Value::Array(items) => items,
         Value::Object(mut map) => match map.remove("actions").or_else(|| map.remove("script")) {
@@ -501,6 +528,7 @@ fn actions_from_value(
         .collect();
     let mut notes = Vec::new();
     let mut actions = Vec::new();
+    let mut written = Vec::new();
     for (i, item) in items.into_iter().enumerate() {
         let id = format!("{}-a{}", ctx.scene.id, actions.len() + 1);
         let Value::Object(mut item) = item else {
@@ -524,6 +552,7 @@ fn actions_from_value(
             }
             for piece in split_speech(&text, aula_course::limits::MAX_SPEECH_CHARS) {
                 let id = format!("{}-a{}", ctx.scene.id, actions.len() + 1);
+                written.push(json!({"type": "speech", "id": id, "text": piece}));
                 actions.push(Action::Speech(aula_course::action::Speech {
                     id,
                     text: piece,
@@ -599,10 +628,12 @@ fn actions_from_value(
                 continue;
             }
         }
-        match serde_json::from_value::<Action>(Value::Object(object)) {
+        let object = Value::Object(object);
+        match serde_json::from_value::<Action>(object.clone()) {
             Ok(action) => {
                 let is_discussion = action_kind == ActionKind::Discussion;
                 actions.push(action);
+                written.push(object);
                 if is_discussion {
                     // A discussion ends the scene: whatever follows would never be heard.
                     break;
@@ -616,7 +647,10 @@ fn actions_from_value(
     }
     check_scene(ctx, content.clone(), actions.clone())?;
     Ok(Read {
-        value: actions,
+        value: Written {
+            value: actions,
+            json: Value::Array(written).to_string(),
+        },
         notes,
     })
 }
@@ -750,10 +784,16 @@ mod tests {
     fn an_interactive_page_is_cut_out_of_fences_and_prose() {
         let req = request();
         let outline = outline(&[SceneKind::Slide, SceneKind::Interactive]);
-        let ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[1] };
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[1],
+        };
         let reply = "Here it is:\n```html\n<!DOCTYPE html><html><body><input id=\"moon-slider\" type=\"range\"></body></html>\n```";
         let read = parse_content(reply, &ctx).unwrap();
-        let SceneContent::Interactive(page) = read.value else { panic!() };
+        let SceneContent::Interactive(page) = read.value.value else {
+            panic!()
+        };
         assert!(page.html.starts_with("<!DOCTYPE html>") && page.html.ends_with("</html>"));
         assert!(parse_content("I made a page for you!", &ctx).is_err());
     }
@@ -763,7 +803,11 @@ mod tests {
         let req = request();
         let outline = outline(&[SceneKind::Slide, SceneKind::Slide, SceneKind::Slide]);
         let plain = outline.scenes.iter().find(|s| !s.discussion).unwrap();
-        let ctx = SceneContext { request: &req, outline: &outline, scene: plain };
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: plain,
+        };
         let reply = json!([
             {"type": "action", "name": "spotlight", "params": {"element_id": "nowhere"}},
             {"type": "text", "content": "The moon pulls the sea."},
@@ -772,7 +816,7 @@ mod tests {
         ])
         .to_string();
         let read = parse_actions(&reply, &ctx, &slide()).unwrap();
-        assert_eq!(read.value.len(), 1);
+        assert_eq!(read.value.value.len(), 1);
         assert_eq!(read.notes.len(), 3, "{:?}", read.notes);
     }
 
@@ -781,29 +825,48 @@ mod tests {
         let req = request();
         let outline = outline(&[SceneKind::Slide, SceneKind::Slide, SceneKind::Slide]);
         let planned = outline.scenes.iter().find(|s| s.discussion).unwrap();
-        let ctx = SceneContext { request: &req, outline: &outline, scene: planned };
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: planned,
+        };
         let reply = json!([
             {"type": "text", "content": "Spring tides come with full and new moons."},
             {"type": "action", "name": "discussion", "params": {"topic": "Why two tides a day?", "agent_id": "teacher"}},
             {"type": "text", "content": "This is never heard."},
         ])
         .to_string();
-        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value;
+        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value.value;
         assert_eq!(actions.len(), 2);
-        let Action::Discussion(d) = &actions[1] else { panic!() };
-        assert_eq!(d.agent_id.as_deref(), Some("mia"), "the teacher does not open a class discussion");
+        let Action::Discussion(d) = &actions[1] else {
+            panic!()
+        };
+        assert_eq!(
+            d.agent_id.as_deref(),
+            Some("mia"),
+            "the teacher does not open a class discussion"
+        );
     }
 
     #[test]
     fn a_script_without_words_is_refused_and_long_speech_is_split() {
         let req = request();
         let outline = outline(&[SceneKind::Slide]);
-        let ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[0] };
-        let err = parse_actions("[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"title\"}}]", &ctx, &slide()).unwrap_err();
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[0],
+        };
+        let err = parse_actions(
+            "[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"title\"}}]",
+            &ctx,
+            &slide(),
+        )
+        .unwrap_err();
         assert!(err.contains("no spoken text"), "{err}");
         let long = "The sea rises. ".repeat(300);
         let reply = json!([{"type": "text", "content": long}]).to_string();
-        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value;
+        let actions = parse_actions(&reply, &ctx, &slide()).unwrap().value.value;
         assert!(actions.len() >= 3);
         assert!(actions.iter().all(|a| matches!(a, Action::Speech(s) if s.text.chars().count() <= aula_course::limits::MAX_SPEECH_CHARS)));
     }
@@ -813,7 +876,11 @@ mod tests {
         let req = request();
         let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
         for scene in &outline.scenes {
-            let ctx = SceneContext { request: &req, outline: &outline, scene };
+            let ctx = SceneContext {
+                request: &req,
+                outline: &outline,
+                scene,
+            };
             let content = content_request(&ctx);
             assert!(content.system.contains("<- this scene"));
             assert!(content.messages[0].content.contains(&scene.title));
@@ -822,7 +889,14 @@ mod tests {
                 assert!(!text.contains("{{"), "{text}");
             }
         }
-        let quiz_ctx = SceneContext { request: &req, outline: &outline, scene: &outline.scenes[1] };
-        assert!(content_request(&quiz_ctx).json_schema.is_some(), "a quiz asks for structured output");
+        let quiz_ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[1],
+        };
+        assert!(
+            content_request(&quiz_ctx).json_schema.is_some(),
+            "a quiz asks for structured output"
+        );
     }
 }

@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use aula_providers::Endpoint;
 use serde::{Deserialize, Serialize};
 
-use crate::assemble::{assemble, scene_states};
+use crate::assemble::{assemble_json, scene_states};
 use crate::job::JobRecord;
 use crate::outline::{CourseRequest, Outline};
 use crate::run::GenEvent;
@@ -157,16 +157,15 @@ pub fn report(
                 ..GenReport::new(id, "finished")
             });
             if let Some(outline) = outline {
-                if let Some(course) = assemble(
+                r.course = assemble_json(
                     &job.course_id,
                     request,
                     outline,
                     record,
                     job.created_at,
                     now,
-                ) {
-                    r.course = course.to_json();
-                }
+                )
+                .unwrap_or_default();
             }
             r
         }

@@ -139,14 +139,20 @@ fn run_generation(job: GenJob, sink: Sink) {
             None => {
                 let mut tokens = record.tokens_spent;
                 let mut emit = |event: GenEvent| {
-                    send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64))
+                    send(
+                        &sink,
+                        &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
+                    )
                 };
                 let result = generate_outline(&env, &request, &mut tokens, &mut emit).await;
                 record.tokens_spent = tokens;
                 match result {
                     Ok(outline) => {
                         let event = GenEvent::Outline(outline.clone());
-                        send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64));
+                        send(
+                            &sink,
+                            &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
+                        );
                         outline
                     }
                     Err(error) => {
@@ -154,7 +160,10 @@ fn run_generation(job: GenJob, sink: Sink) {
                             cancelled: env.control.is_cancelled(),
                             fatal: Some(error.message),
                         };
-                        send(&sink, &gen_report(&job, &request, None, &event, &record, now_ms() as u64));
+                        send(
+                            &sink,
+                            &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
+                        );
                         GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
                         return;
                     }
@@ -166,7 +175,17 @@ fn run_generation(job: GenJob, sink: Sink) {
                 cancelled: false,
                 fatal: None,
             };
-            send(&sink, &gen_report(&job, &request, Some(&outline), &event, &record, now_ms() as u64));
+            send(
+                &sink,
+                &gen_report(
+                    &job,
+                    &request,
+                    Some(&outline),
+                    &event,
+                    &record,
+                    now_ms() as u64,
+                ),
+            );
             GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
             return;
         }
@@ -181,7 +200,14 @@ fn run_generation(job: GenJob, sink: Sink) {
         run_scenes(&env, plan, &mut |event, record| {
             send(
                 &sink,
-                &gen_report(&job, &request, Some(&outline), &event, record, now_ms() as u64),
+                &gen_report(
+                    &job,
+                    &request,
+                    Some(&outline),
+                    &event,
+                    record,
+                    now_ms() as u64,
+                ),
             )
         })
         .await;

@@ -118,7 +118,9 @@ fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> im
         let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(error) = crate::generate::open(&id).await {
-                leptos::logging::warn!("classroom: the course's generation did not resume: {error}");
+                leptos::logging::warn!(
+                    "classroom: the course's generation did not resume: {error}"
+                );
             }
         });
     }
@@ -137,19 +139,28 @@ fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> im
         session.save_position();
         reload.update(|n| *n += 1);
     };
+    let quiet = dyn_flag(move || !writing() && !more());
+    let nothing_new = dyn_flag(move || !more());
+    let text = dyn_text(move || {
+        let key = if writing() {
+            Key::class_writing
+        } else {
+            Key::class_all_ready
+        };
+        i18n.fill(
+            key,
+            &[
+                ("ready", view.with(|v| v.ready).to_string()),
+                ("total", total().to_string()),
+            ],
+        )
+    });
     view! {
-        <Show when=move || writing() || more() fallback=|| ()>
-            <div class="generation-banner" role="status" data-testid="generation-banner">
-                <span>{move || {
-                    let key = if writing() { Key::class_writing } else { Key::class_all_ready };
-                    i18n.fill(key, &[("ready", view.with(|v| v.ready).to_string()), ("total", total().to_string())])
-                }}</span>
-                <Show when=more fallback=|| ()>
-                    <button class="primary" data-testid="add-new-scenes" on:click=add>{t!(i18n, class_more_ready)}</button>
-                </Show>
-                <a href=format!("/generate/{id}")>{t!(i18n, class_progress)}</a>
-            </div>
-        </Show>
+        <div class="generation-banner" role="status" data-testid="generation-banner" prop:hidden=quiet>
+            <span>{text}</span>
+            <button class="primary" data-testid="add-new-scenes" prop:hidden=nothing_new on:click=add>{t!(i18n, class_more_ready)}</button>
+            <a href=format!("/generate/{id}")>{t!(i18n, class_progress)}</a>
+        </div>
     }
 }
 

@@ -3,7 +3,7 @@
 //! the worker writes it, with the time and tokens spent, a retry for a scene that failed, a
 //! regenerate for one that is done, and "Start learning" as soon as the first scene is ready.
 
-use aula_generation::outline::{Outline, SceneKind, SceneOutline};
+use aula_generation::outline::{SceneKind, SceneOutline};
 use aula_generation::{actions_task, content_task};
 use leptos::prelude::*;
 
@@ -25,14 +25,18 @@ pub fn GeneratePage(id: String) -> impl IntoView {
     }
     // The clock on screen moves once a second while something runs.
     let now = RwSignal::new(crate::now_ms());
-    let tick = set_interval_with_handle(move || now.set(crate::now_ms()), std::time::Duration::from_secs(1)).ok();
+    let tick = set_interval_with_handle(
+        move || now.set(crate::now_ms()),
+        std::time::Duration::from_secs(1),
+    )
+    .ok();
     on_cleanup(move || {
         if let Some(tick) = tick {
             tick.clear();
         }
     });
     let status = Memo::new(move |_| view.with(GenView::status));
-    let title = move || {
+    let title = dyn_text(move || {
         view.with(|v| {
             v.file
                 .as_ref()
@@ -42,61 +46,80 @@ pub fn GeneratePage(id: String) -> impl IntoView {
                 })
                 .unwrap_or_default()
         })
-    };
-    let elapsed = move || {
+    });
+    let eyebrow = dyn_text(move || {
+        let failed = view.with(|v| v.states.iter().any(|s| s == "failed"));
+        if status.get() == Status::Settled && failed {
+            i18n.text(Key::gen_status_partial).to_string()
+        } else {
+            status_text(i18n, status.get())
+        }
+    });
+    let meta = dyn_text(move || {
         let seconds = (view.with(|v| v.elapsed_ms(now.get())) / 1000.0) as u64;
-        format!("{}:{:02}", seconds / 60, seconds % 60)
-    };
+        let tokens = i18n.fill(
+            Key::gen_tokens,
+            &[("count", view.with(|v| v.tokens).to_string())],
+        );
+        format!("{}:{:02} · {tokens}", seconds / 60, seconds % 60)
+    });
+    let tokens = dyn_text(move || {
+        i18n.fill(
+            Key::gen_tokens,
+            &[("count", view.with(|v| v.tokens).to_string())],
+        )
+    });
+    let error = dyn_text(move || {
+        let p = problem.get();
+        if p.is_empty() {
+            view.with(|v| v.error().to_string())
+        } else {
+            p
+        }
+    });
+    let no_error = dyn_flag(move || error.with(String::is_empty));
+    let not_running = dyn_flag(move || view.with(|v| v.job.is_none()));
+    let not_stored = dyn_flag(move || view.with(|v| v.course_version == 0));
+    let not_missing = dyn_flag(move || !view.with(|v| v.loaded && v.file.is_none()));
     let href = format!("/classroom/{id}");
     let cancel_id = id.clone();
-    let missing = move || view.with(|v| v.loaded && v.file.is_none());
+    let state_name = dyn_text(move || format!("{:?}", status.get()).to_lowercase());
     view! {
-        <section class="generate" data-testid="generate" data-status=move || format!("{:?}", status.get()).to_lowercase()>
-            <Show when=missing fallback=|| ()>
-                <p class="error" role="alert">{t!(i18n, gen_missing)}</p>
-            </Show>
+        <section class="generate" data-testid="generate" data-status=state_name>
+            <p class="error" role="alert" prop:hidden=not_missing>{t!(i18n, gen_missing)}</p>
             <header class="generate-head">
                 <div>
-                    <p class="eyebrow">{move || {
-                        let failed = view.with(|v| v.states.iter().any(|s| s == "failed"));
-                        if status.get() == Status::Settled && failed { i18n.text(Key::gen_status_partial).to_string() } else { status_text(i18n, status.get()) }
-                    }}</p>
+                    <p class="eyebrow">{eyebrow}</p>
                     <h1 data-testid="generate-title">{title}</h1>
-                    <p class="meta">
-                        <span data-testid="gen-elapsed">{elapsed}</span>
-                        " · "
-                        <span data-testid="gen-tokens">{move || i18n.fill(Key::gen_tokens, &[("count", view.with(|v| v.tokens).to_string())])}</span>
-                    </p>
+                    <p class="meta" data-testid="gen-meta">{meta}</p>
+                    <span class="visually-hidden" data-testid="gen-tokens">{tokens}</span>
                 </div>
                 <div class="generate-actions">
-                    <Show when=move || view.with(|v| v.job.is_some()) fallback=|| ()>
-                        <button data-testid="gen-cancel" on:click={
-                            let id = cancel_id.clone();
-                            move |_| generate::cancel(&id)
-                        }>{t!(i18n, gen_stop)}</button>
-                    </Show>
-                    <a class="button primary" data-testid="start-learning" href=href.clone()
-                        class:disabled=move || view.with(|v| v.course_version == 0)
-                        aria-disabled=move || view.with(|v| v.course_version == 0).to_string()
-                        on:click=move |ev| if view.with_untracked(|v| v.course_version == 0) { ev.prevent_default() }>
+                    <button data-testid="gen-cancel" prop:hidden=not_running on:click=move |_| generate::cancel(&cancel_id)>
+                        {t!(i18n, gen_stop)}
+                    </button>
+                    <a class="button primary" data-testid="start-learning" href=href
+                        class:disabled=not_stored aria-disabled=not_stored
+                        on:click=move |ev| if not_stored.get_untracked() { ev.prevent_default() }>
                         {t!(i18n, gen_start_learning)}
                     </a>
                 </div>
             </header>
-            <Show when=move || !problem.get().is_empty() || !view.with(|v| v.error().is_empty()) fallback=|| ()>
-                <div class="error-box" role="alert" data-testid="gen-error">
-                    <p>{move || { let p = problem.get(); if p.is_empty() { view.with(|v| v.error().to_string()) } else { p } }}</p>
-                    <a href="/settings" class="button">{t!(i18n, gen_open_settings)}</a>
-                </div>
-            </Show>
-            {
-                let id = id.clone();
-                move || match status.get() {
-                    Status::Outlining => view! { <OutlinePreview view=view/> }.into_any(),
-                    Status::Reviewing => view! { <OutlineEditor id=id.clone() view=view problem=problem/> }.into_any(),
-                    _ => view! { <SceneProgress id=id.clone() view=view problem=problem/> }.into_any(),
-                }
-            }
+            <div class="error-box" role="alert" data-testid="gen-error" prop:hidden=no_error>
+                <p>{error}</p>
+                <a href="/settings" class="button">{t!(i18n, gen_open_settings)}</a>
+            </div>
+            // The three steps are siblings shown by status, not views swapped in and out: each
+            // swapped view type costs the bundle its own copy of the rendering code.
+            <div prop:hidden=dyn_flag(move || status.get() != Status::Outlining)>
+                <OutlinePreview view=view/>
+            </div>
+            <div prop:hidden=dyn_flag(move || status.get() != Status::Reviewing)>
+                <OutlineEditor id=id.clone() view=view problem=problem/>
+            </div>
+            <div prop:hidden=dyn_flag(move || matches!(status.get(), Status::Outlining | Status::Reviewing))>
+                <SceneProgress id=id.clone() view=view problem=problem/>
+            </div>
         </section>
     }
 }
@@ -121,20 +144,43 @@ fn kind_label(i18n: I18n, kind: &str) -> &'static str {
     })
 }
 
+// The lists below are markup strings with one delegated listener each, not a view per row:
+// per-row reactive views cost the page's bundle far more than the markup they make. Every piece
+// of text in them comes from a model or the learner and is escaped.
+
+use aula_render::escape_html as esc;
+use wasm_bindgen::JsCast;
+
+/// The `data-` attribute `name` of the element an event started in, or of its nearest ancestor
+/// that has it.
+fn event_data(ev: &leptos::ev::Event, name: &str) -> Option<String> {
+    let target: web_sys::Element = ev.target()?.dyn_into().ok()?;
+    let holder = target.closest(&format!("[data-{name}]")).ok()??;
+    holder.get_attribute(&format!("data-{name}"))
+}
+
 /// The outline's scenes as they stream in.
 #[component]
 fn OutlinePreview(view: RwSignal<GenView>) -> impl IntoView {
     let i18n = use_i18n();
+    let rows = Memo::new(move |_| {
+        let mut html = String::new();
+        view.with(|v| {
+            for (kind, title) in &v.preview {
+                html.push_str(&format!(
+                    "<li><span class=\"scene-kind\">{}</span> {}</li>",
+                    kind_label(i18n, kind),
+                    esc(title)
+                ));
+            }
+        });
+        html.push_str("<li class=\"skeleton\" aria-hidden=\"true\"></li>");
+        html
+    });
     view! {
         <div class="outline-preview" aria-live="polite">
             <p class="muted">{t!(i18n, gen_outline_streaming)}</p>
-            <ol data-testid="outline-preview">
-                {move || view.with(|v| v.preview.iter().map(|(kind, title)| {
-                    let kind = kind_label(i18n, kind);
-                    view! { <li><span class="scene-kind">{kind}</span>" "{title.clone()}</li> }
-                }).collect_view())}
-                <li class="skeleton" aria-hidden="true"></li>
-            </ol>
+            <ol data-testid="outline-preview" inner_html=move || rows.get()></ol>
         </div>
     }
 }
@@ -143,17 +189,29 @@ fn OutlinePreview(view: RwSignal<GenView>) -> impl IntoView {
 #[component]
 fn OutlineEditor(id: String, view: RwSignal<GenView>, problem: RwSignal<String>) -> impl IntoView {
     let i18n = use_i18n();
-    let outline: Outline = view.with_untracked(|v| v.file.as_ref().and_then(|f| f.outline.clone())).unwrap_or(Outline {
-        title: String::new(),
-        description: String::new(),
-        language_directive: String::new(),
-        scenes: Vec::new(),
+    let scenes = RwSignal::new(Vec::<SceneOutline>::new());
+    let title = RwSignal::new(String::new());
+    // The outline arrives after the page opens; take it once, then the learner's edits rule.
+    let taken = StoredValue::new(false);
+    Effect::new(move || {
+        let outline = view.with(|v| {
+            (v.status() == Status::Reviewing)
+                .then(|| v.file.as_ref().and_then(|f| f.outline.clone()))
+                .flatten()
+        });
+        if let (Some(outline), false) = (outline, taken.get_value()) {
+            taken.set_value(true);
+            title.set(outline.title.clone());
+            scenes.set(outline.scenes);
+        }
     });
-    let scenes = RwSignal::new(outline.scenes.clone());
-    let title = RwSignal::new(outline.title.clone());
     let busy = RwSignal::new(false);
     let write = move |_| {
-        let mut edited = outline.clone();
+        let Some(mut edited) =
+            view.with_untracked(|v| v.file.as_ref().and_then(|f| f.outline.clone()))
+        else {
+            return;
+        };
         edited.title = title.get_untracked();
         edited.scenes = scenes.get_untracked();
         let id = id.clone();
@@ -177,6 +235,48 @@ fn OutlineEditor(id: String, view: RwSignal<GenView>, problem: RwSignal<String>)
             })
         })
     };
+    // Typing changes the data only; moving, adding and removing draw the rows again.
+    let rows = Memo::new(move |_| scenes.with(|list| outline_rows(i18n, list)));
+    let index =
+        |ev: &leptos::ev::Event| event_data(ev, "index").and_then(|i| i.parse::<usize>().ok());
+    let on_input = move |ev: leptos::ev::Event| {
+        if let (Some(i), Some("title")) = (index(&ev), event_data(&ev, "field").as_deref()) {
+            let value = event_target_value(&ev);
+            scenes.update_untracked(|s| {
+                if let Some(scene) = s.get_mut(i) {
+                    scene.title = value
+                }
+            });
+        }
+    };
+    let on_change = move |ev: leptos::ev::Event| {
+        if let (Some(i), Some("kind")) = (index(&ev), event_data(&ev, "field").as_deref()) {
+            let kind = match event_target_value(&ev).as_str() {
+                "quiz" => SceneKind::Quiz,
+                "interactive" => SceneKind::Interactive,
+                "pbl" => SceneKind::Pbl,
+                _ => SceneKind::Slide,
+            };
+            scenes.update_untracked(|s| {
+                if let Some(scene) = s.get_mut(i) {
+                    scene.kind = kind
+                }
+            });
+        }
+    };
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let (Some(i), Some(action)) = (index(&ev), event_data(&ev, "move")) else {
+            return;
+        };
+        scenes.update(|s| match action.as_str() {
+            "up" if i > 0 && i < s.len() => s.swap(i, i - 1),
+            "down" if i + 1 < s.len() => s.swap(i, i + 1),
+            "delete" if i < s.len() => {
+                s.remove(i);
+            }
+            _ => {}
+        });
+    };
     view! {
         <div class="outline-editor">
             <p class="muted">{t!(i18n, gen_review_hint)}</p>
@@ -184,12 +284,8 @@ fn OutlineEditor(id: String, view: RwSignal<GenView>, problem: RwSignal<String>)
                 <span>{t!(i18n, gen_course_title)}</span>
                 <input data-testid="outline-title" bind:value=title/>
             </label>
-            <ol class="outline-rows" data-testid="outline-editor">
-                {move || {
-                    let count = scenes.with(Vec::len);
-                    (0..count).map(|i| view! { <OutlineRow index=i count=count scenes=scenes/> }).collect_view()
-                }}
-            </ol>
+            <ol class="outline-rows" data-testid="outline-editor" inner_html=move || rows.get()
+                on:input=on_input on:change=on_change on:click=on_click></ol>
             <div class="row-actions">
                 <button data-testid="outline-add" on:click=add>{t!(i18n, gen_add_scene)}</button>
                 <button class="primary" data-testid="outline-write" disabled=move || busy.get() on:click=write>
@@ -200,60 +296,60 @@ fn OutlineEditor(id: String, view: RwSignal<GenView>, problem: RwSignal<String>)
     }
 }
 
-#[component]
-fn OutlineRow(index: usize, count: usize, scenes: RwSignal<Vec<SceneOutline>>) -> impl IntoView {
-    let i18n = use_i18n();
-    let scene = scenes.with_untracked(|s| s[index].clone());
-    let kinds = [SceneKind::Slide, SceneKind::Quiz, SceneKind::Interactive, SceneKind::Pbl];
-    let set_title = move |ev| {
-        let value = event_target_value(&ev);
-        scenes.update_untracked(|s| s[index].title = value);
-    };
-    let set_kind = move |ev| {
-        let kind = match event_target_value(&ev).as_str() {
-            "quiz" => SceneKind::Quiz,
-            "interactive" => SceneKind::Interactive,
-            "pbl" => SceneKind::Pbl,
-            _ => SceneKind::Slide,
+fn outline_rows(i18n: I18n, scenes: &[SceneOutline]) -> String {
+    let kinds = [
+        SceneKind::Slide,
+        SceneKind::Quiz,
+        SceneKind::Interactive,
+        SceneKind::Pbl,
+    ];
+    let mut html = String::new();
+    let last = scenes.len().saturating_sub(1);
+    for (i, scene) in scenes.iter().enumerate() {
+        let options: String = kinds
+            .iter()
+            .map(|k| {
+                let selected = if *k == scene.kind { " selected" } else { "" };
+                format!(
+                    "<option value=\"{}\"{selected}>{}</option>",
+                    k.name(),
+                    kind_label(i18n, k.name())
+                )
+            })
+            .collect();
+        let button = |action: &str, label: Key, glyph: &str, disabled: bool, testid: &str| {
+            let label = i18n.text(label);
+            let disabled = if disabled { " disabled" } else { "" };
+            format!("<button type=\"button\" class=\"icon-button\" data-move=\"{action}\" data-testid=\"{testid}\" title=\"{label}\" aria-label=\"{label}\"{disabled}>{glyph}</button>")
         };
-        scenes.update_untracked(|s| s[index].kind = kind);
-    };
-    let swap = move |with: usize| scenes.update(|s| s.swap(index, with));
-    view! {
-        <li class="outline-row" data-testid="outline-row">
-            <span class="scene-number">{index + 1}</span>
-            <select aria-label=move || t_string!(i18n, gen_scene_kind) on:change=set_kind>
-                {kinds.iter().map(|k| view! {
-                    <option value=k.name() selected=*k == scene.kind>{kind_label(i18n, k.name())}</option>
-                }).collect_view()}
-            </select>
-            <input class="grow" data-testid="outline-row-title" value=scene.title.clone()
-                aria-label=move || t_string!(i18n, gen_scene_title) on:input=set_title/>
-            <button class="icon-button" title=move || t_string!(i18n, gen_move_up) aria-label=move || t_string!(i18n, gen_move_up)
-                disabled=index == 0 on:click=move |_| swap(index - 1)>"↑"</button>
-            <button class="icon-button" title=move || t_string!(i18n, gen_move_down) aria-label=move || t_string!(i18n, gen_move_down)
-                disabled=index + 1 == count on:click=move |_| swap(index + 1)>"↓"</button>
-            <button class="icon-button" data-testid="outline-row-delete" title=move || t_string!(i18n, gen_delete_scene)
-                aria-label=move || t_string!(i18n, gen_delete_scene)
-                on:click=move |_| scenes.update(|s| { s.remove(index); })>"✕"</button>
-        </li>
+        html.push_str(&format!(
+            "<li class=\"outline-row\" data-testid=\"outline-row\" data-index=\"{i}\">\
+             <span class=\"scene-number\">{n}</span>\
+             <select data-field=\"kind\" aria-label=\"{kind_label}\">{options}</select>\
+             <input class=\"grow\" data-testid=\"outline-row-title\" data-field=\"title\" value=\"{title}\" aria-label=\"{title_label}\">\
+             {up}{down}{delete}</li>",
+            n = i + 1,
+            kind_label = i18n.text(Key::gen_scene_kind),
+            title = esc(&scene.title),
+            title_label = i18n.text(Key::gen_scene_title),
+            up = button("up", Key::gen_move_up, "↑", i == 0, "outline-row-up"),
+            down = button("down", Key::gen_move_down, "↓", i == last, "outline-row-down"),
+            delete = button("delete", Key::gen_delete_scene, "✕", false, "outline-row-delete"),
+        ));
     }
+    html
 }
 
 /// Every scene's state while the course is written, and after.
 #[component]
 fn SceneProgress(id: String, view: RwSignal<GenView>, problem: RwSignal<String>) -> impl IntoView {
     let i18n = use_i18n();
-    let scenes = Memo::new(move |_| {
-        view.with(|v| {
-            v.file
-                .as_ref()
-                .and_then(|f| f.outline.as_ref())
-                .map(|o| o.scenes.iter().map(|s| (s.id.clone(), s.kind.name(), s.title.clone())).collect::<Vec<_>>())
-                .unwrap_or_default()
-        })
-    });
-    let redo = move |id: String, task: String| {
+    let rows = Memo::new(move |_| view.with(|v| progress_rows(i18n, v)));
+    let on_click = move |ev: leptos::ev::MouseEvent| {
+        let Some(task) = event_data(&ev, "task") else {
+            return;
+        };
+        let id = id.clone();
         leptos::task::spawn_local(async move {
             if let Err(error) = generate::redo(&id, task).await {
                 problem.set(error);
@@ -261,53 +357,71 @@ fn SceneProgress(id: String, view: RwSignal<GenView>, problem: RwSignal<String>)
         });
     };
     view! {
-        <ol class="scene-progress" data-testid="scene-progress" aria-live="polite">
-            {move || scenes.get().into_iter().enumerate().map(|(i, (scene_id, kind, title))| {
-                let state = Memo::new(move |_| view.with(|v| v.scene_state(i)));
-                let failure = Memo::new({
-                    let scene_id = scene_id.clone();
-                    move |_| view.with(|v| v.file.as_ref().and_then(|f| {
-                        f.record.failed.get(&content_task(&scene_id)).or_else(|| f.record.failed.get(&actions_task(&scene_id))).cloned()
-                    }))
-                });
-                let idle = move || view.with(|v| v.job.is_none());
-                let (id_a, id_b, id_c) = (id.clone(), id.clone(), id.clone());
-                let (s_a, s_b, s_c) = (scene_id.clone(), scene_id.clone(), scene_id.clone());
-                view! {
-                    <li class="scene-row" data-testid="scene-row" data-state=move || state.get()>
-                        <span class="scene-number">{i + 1}</span>
-                        <span class="scene-kind">{kind_label(i18n, kind)}</span>
-                        <span class="grow">{title}</span>
-                        <span class=move || format!("state-badge state-{}", state.get())>{move || state_text(i18n, &state.get())}</span>
-                        <Show when=move || state.get() == "failed" fallback=|| ()>
-                            <button data-testid="scene-retry" on:click={
-                                let (id, scene) = (id_a.clone(), s_a.clone());
-                                move |_| {
-                                    let task = if view.with_untracked(|v| v.file.as_ref().is_some_and(|f| f.record.failed.contains_key(&content_task(&scene)))) {
-                                        content_task(&scene)
-                                    } else {
-                                        actions_task(&scene)
-                                    };
-                                    redo(id.clone(), task)
-                                }
-                            }>{t!(i18n, gen_retry)}</button>
-                        </Show>
-                        <Show when=move || state.get() == "ready" && idle() fallback=|| ()>
-                            <button data-testid="regenerate-script" on:click={
-                                let (id, scene) = (id_b.clone(), s_b.clone());
-                                move |_| redo(id.clone(), actions_task(&scene))
-                            }>{t!(i18n, gen_regenerate_script)}</button>
-                            <button data-testid="regenerate-scene" on:click={
-                                let (id, scene) = (id_c.clone(), s_c.clone());
-                                move |_| redo(id.clone(), content_task(&scene))
-                            }>{t!(i18n, gen_regenerate_scene)}</button>
-                        </Show>
-                        {move || failure.get().map(|why| view! { <p class="error scene-error" data-testid="scene-error">{why}</p> })}
-                    </li>
-                }
-            }).collect_view()}
-        </ol>
+        <ol class="scene-progress" data-testid="scene-progress" aria-live="polite"
+            inner_html=move || rows.get() on:click=on_click></ol>
     }
+}
+
+fn progress_rows(i18n: I18n, v: &GenView) -> String {
+    let Some(file) = v.file.as_ref() else {
+        return String::new();
+    };
+    let Some(outline) = file.outline.as_ref() else {
+        return String::new();
+    };
+    let idle = v.job.is_none();
+    let mut html = String::new();
+    for (i, scene) in outline.scenes.iter().enumerate() {
+        let state = v.scene_state(i);
+        let (content, actions) = (content_task(&scene.id), actions_task(&scene.id));
+        let failure = file
+            .record
+            .failed
+            .get(&content)
+            .map(|why| (&content, why))
+            .or_else(|| file.record.failed.get(&actions).map(|why| (&actions, why)));
+        let mut buttons = String::new();
+        let button = |task: &str, testid: &str, label: Key| {
+            format!(
+                "<button type=\"button\" data-task=\"{}\" data-testid=\"{testid}\">{}</button>",
+                esc(task),
+                i18n.text(label)
+            )
+        };
+        if let Some((task, _)) = failure {
+            buttons.push_str(&button(task, "scene-retry", Key::gen_retry));
+        } else if state == "ready" && idle {
+            buttons.push_str(&button(
+                &actions,
+                "regenerate-script",
+                Key::gen_regenerate_script,
+            ));
+            buttons.push_str(&button(
+                &content,
+                "regenerate-scene",
+                Key::gen_regenerate_scene,
+            ));
+        }
+        let why = failure
+            .map(|(_, why)| {
+                format!(
+                    "<p class=\"error scene-error\" data-testid=\"scene-error\">{}</p>",
+                    esc(why)
+                )
+            })
+            .unwrap_or_default();
+        html.push_str(&format!(
+            "<li class=\"scene-row\" data-testid=\"scene-row\" data-state=\"{state}\">\
+             <span class=\"scene-number\">{n}</span><span class=\"scene-kind\">{kind}</span>\
+             <span class=\"grow\">{title}</span>\
+             <span class=\"state-badge state-{state}\">{label}</span>{buttons}{why}</li>",
+            n = i + 1,
+            kind = kind_label(i18n, scene.kind.name()),
+            title = esc(&scene.title),
+            label = state_text(i18n, &state),
+        ));
+    }
+    html
 }
 
 fn state_text(i18n: I18n, state: &str) -> &'static str {

@@ -39,7 +39,14 @@ fn PromptBox() -> impl IntoView {
     let topic = RwSignal::new(String::new());
     let learner = RwSignal::new(String::new());
     let review = RwSignal::new(true);
-    let language = RwSignal::new(if untrack(|| i18n.get_locale()) == Locale::zh { "zh-CN" } else { "en" }.to_string());
+    let language = RwSignal::new(
+        if untrack(|| i18n.get_locale()) == Locale::zh {
+            "zh-CN"
+        } else {
+            "en"
+        }
+        .to_string(),
+    );
     let cast = RwSignal::new(aula_course::default_agents());
     let included = RwSignal::new(vec![true; cast.with_untracked(Vec::len)]);
     let document = RwSignal::new(None::<Document>);
@@ -89,7 +96,10 @@ fn PromptBox() -> impl IntoView {
     };
     let on_pdf = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;
-        let Some(input) = ev.target().and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok()) else {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
             return;
         };
         let Some(file) = input.files().and_then(|f| f.get(0)) else {
@@ -103,7 +113,11 @@ fn PromptBox() -> impl IntoView {
                 Ok(doc) => {
                     pdf_note.set(i18n.fill(
                         Key::prompt_pdf_read,
-                        &[("pages", doc.pages.to_string()), ("chars", doc.text.chars().count().to_string()), ("name", doc.name.clone())],
+                        &[
+                            ("pages", doc.pages.to_string()),
+                            ("chars", doc.text.chars().count().to_string()),
+                            ("name", doc.name.clone()),
+                        ],
                     ));
                     document.set(Some(doc));
                 }
@@ -156,7 +170,7 @@ fn PromptBox() -> impl IntoView {
                     <label class="field">
                         <span>{t!(i18n, prompt_pdf)}</span>
                         <input type="file" accept="application/pdf,.pdf" data-testid="prompt-pdf" on:change=on_pdf/>
-                        <span class="hint" data-testid="prompt-pdf-note" aria-live="polite">{move || pdf_note.get()}</span>
+                        <span class="hint" data-testid="prompt-pdf-note" aria-live="polite">{pdf_note}</span>
                     </label>
                 </details>
                 <div class="prompt-actions">
@@ -164,14 +178,14 @@ fn PromptBox() -> impl IntoView {
                         <input type="checkbox" data-testid="prompt-review" bind:checked=review/>
                         {t!(i18n, prompt_review)}
                     </label>
-                    <button class="primary" type="submit" data-testid="prompt-submit" disabled=move || busy.get()>
-                        {move || if busy.get() { t_string!(i18n, prompt_working) } else { t_string!(i18n, prompt_submit) }}
+                    <button class="primary" type="submit" data-testid="prompt-submit" prop:disabled=busy>
+                        {dyn_text(move || if busy.get() { t_string!(i18n, prompt_working) } else { t_string!(i18n, prompt_submit) }.to_string())}
                     </button>
                 </div>
                 <p class="hint" id="prompt-hint">{t!(i18n, prompt_needs_provider)}</p>
-                <Show when=move || !error.get().is_empty() fallback=|| ()>
-                    <p class="error" role="alert" data-testid="prompt-error">{move || error.get()} " " <a href="/settings">{t!(i18n, gen_open_settings)}</a></p>
-                </Show>
+                <p class="error" role="alert" data-testid="prompt-error" prop:hidden=dyn_flag(move || error.with(String::is_empty))>
+                    {error} " " <a href="/settings">{t!(i18n, gen_open_settings)}</a>
+                </p>
             </form>
         </section>
     }
@@ -200,8 +214,14 @@ async fn read_pdf(file: &web_sys::File) -> Result<Document, String> {
                 .and_then(|m| m.as_string())
                 .unwrap_or_else(|| "The PDF could not be read.".into())
         })?;
-    let text = js_sys::Reflect::get(&result, &"text".into()).ok().and_then(|t| t.as_string()).unwrap_or_default();
-    let pages = js_sys::Reflect::get(&result, &"pages".into()).ok().and_then(|p| p.as_f64()).unwrap_or(0.0) as u32;
+    let text = js_sys::Reflect::get(&result, &"text".into())
+        .ok()
+        .and_then(|t| t.as_string())
+        .unwrap_or_default();
+    let pages = js_sys::Reflect::get(&result, &"pages".into())
+        .ok()
+        .and_then(|p| p.as_f64())
+        .unwrap_or(0.0) as u32;
     Ok(Document {
         name: file.name(),
         text,
