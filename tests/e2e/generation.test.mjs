@@ -180,6 +180,45 @@ test("a scene whose script keeps failing shows a retry, and the rest of the cour
   await waitForStates(page, (s) => s.every((x) => x === "ready"));
   const all = await requests();
   assert.equal(asked(all, contentAsk(scenes[1])), 1, "the retry did not rewrite the slide");
+
+  // The learner edits the first scene's words by hand; a bad edit is refused and changes nothing.
+  await page.screenshot({ path: `${SHOTS}/generation-before-edit.png` });
+  await rows(page).nth(0).getByTestId("edit-words").click();
+  const editor = page.getByTestId("words-editor");
+  await editor.getByTestId("edit-speech").first().fill("   ");
+  await editor.getByTestId("words-save").click();
+  await page.getByTestId("words-note").filter({ hasText: "cannot be empty" }).waitFor();
+  await editor.getByTestId("edit-speech").first().fill("Hello! Today a leaf shows us how it makes its own food.");
+  await editor.getByTestId("edit-text").first().fill("What photosynthesis really does");
+  await page.screenshot({ path: `${SHOTS}/generation-edit.png` });
+  await editor.getByTestId("words-save").click();
+  await page.getByTestId("words-note").filter({ hasText: "Saved" }).waitFor();
+  await page.getByTestId("start-learning").click();
+  await page.getByTestId("classroom").waitFor();
+  await page.getByTestId("stage").getByText("What photosynthesis really does").first().waitFor();
+  await page.reload();
+  await page.getByTestId("stage").getByText("What photosynthesis really does").first().waitFor();
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a PDF's text, read in the browser, goes into the outline's request", async () => {
+  await script(courseScript());
+  const { context, page, problems } = await openPage(browser);
+  await connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  await page.goto(server.url);
+  await page.locator("details.prompt-options summary").click();
+  await page.getByTestId("prompt-pdf").setInputFiles(new URL("./fixtures/photosynthesis.pdf", import.meta.url).pathname);
+  await page.getByTestId("prompt-pdf-note").filter({ hasText: "Read 2 pages" }).waitFor();
+  await page.getByTestId("prompt-input").fill("Teach me this chapter");
+  const box = page.getByTestId("prompt-review");
+  if (!(await box.isChecked())) await box.click();
+  await page.getByTestId("prompt-submit").click();
+  await page.getByTestId("outline-editor").waitFor();
+  const [outline] = await requests();
+  const asked = outline.body.messages.at(-1).content;
+  assert.match(asked, /<document>[\s\S]*reflects green light\.[\s\S]*<\/document>/, asked.slice(0, 300));
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -13,15 +13,16 @@ use flate2::Compression;
 /// - 500 → 540 KB when the live classroom landed (durable conversation, live discussions, spoken
 ///   questions, in-class grading: page 528 KB). Reading actions by hand (`course::fields`) saved
 ///   only ~2 KB of that.
-/// - 540 → 590 KB when course generation landed (the prompt's options, the progress page with
-///   its outline editor, the generation state kept in IndexedDB: page 583 KB, +56 KB). Writing
+/// - 540 → 600 KB when course generation landed (the prompt's options, the progress page with
+///   its outline editor and scene-text editor, the generation state kept in IndexedDB: page
+///   591 KB, +64 KB). Writing
 ///   its lists as escaped markup with one delegated listener instead of a view per row saved
 ///   ~9 KB; sharing reactive text and flags (`i18n::dyn_text`) ~2 KB. What is left is mostly
 ///   Leptos's per-view generic code and serde for the generation's records.
 ///
 /// Getting back under 500, then towards 400, needs the page to load less up front: the settings,
 /// provider and generation screens as a second module loaded on first use.
-pub const BUDGET_BYTES: u64 = 590 * 1024;
+pub const BUDGET_BYTES: u64 = 600 * 1024;
 
 /// The AI worker (`crates/worker`), which the page starts only when it first needs a provider:
 /// a course that only plays never downloads it. 250 → 300 KB when course generation moved in

@@ -312,6 +312,51 @@ pub async fn redo(course_id: &str, task: String) -> Result<(), String> {
     Ok(())
 }
 
+/// Replaces a written scene's words (what the teacher says, the slide's text boxes) in the
+/// record and the stored course. The edited course is checked whole before anything is stored.
+pub async fn edit_scene(
+    course_id: &str,
+    scene_id: &str,
+    words: &aula_generation::edit::SceneWords,
+) -> Result<(), String> {
+    let view = view_of(course_id);
+    if view.with_untracked(|v| v.job.is_some()) {
+        return Err("Wait until the course is written, then edit it.".into());
+    }
+    let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
+        return Err("This course's generation could not be found.".into());
+    };
+    aula_generation::edit::set_scene_words(&mut file.record, scene_id, words)?;
+    let outline = file
+        .outline
+        .as_ref()
+        .ok_or("This course has no outline yet.")?;
+    let now = js_sys::Date::now() as u64;
+    let json = aula_generation::assemble::assemble_json(
+        course_id,
+        &file.request,
+        outline,
+        &file.record,
+        file.created_at,
+        now,
+    )
+    .ok_or("This course has no written scene yet.")?;
+    aula_course::Course::from_json(&json).map_err(|e| format!("The edit was not saved: {e}"))?;
+    let store = open_store().await.map_err(|e| e.to_string())?;
+    put_json(&store, Collection::Jobs, course_id, &file)
+        .await
+        .map_err(|e| e.to_string())?;
+    store
+        .put(Collection::Courses, course_id, json)
+        .await
+        .map_err(|e| e.to_string())?;
+    view.update(|v| {
+        v.file = Some(file);
+        v.course_version += 1;
+    });
+    Ok(())
+}
+
 /// Starts a run in the worker from `file` and keeps the view and the stored file up to date.
 fn launch(
     file: GenerationFile,

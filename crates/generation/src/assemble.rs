@@ -70,7 +70,9 @@ pub fn assemble_json(
     if scenes.is_empty() {
         return None;
     }
-    let agents = serde_json::to_value(&request.agents).ok()?;
+    // Through text rather than `to_value`: the page already has this serializer and the
+    // `Value` reader, and a second serializer for the agents would only add to its bundle.
+    let agents: Value = serde_json::from_str(&serde_json::to_string(&request.agents).ok()?).ok()?;
     Some(
         json!({
             "format_version": FORMAT_VERSION,

@@ -265,6 +265,7 @@ pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, Gr
 }
 
 pub mod assemble;
+pub mod edit;
 pub mod job;
 pub mod outline;
 pub mod repair;

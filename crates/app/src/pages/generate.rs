@@ -340,26 +340,122 @@ fn outline_rows(i18n: I18n, scenes: &[SceneOutline]) -> String {
     html
 }
 
-/// Every scene's state while the course is written, and after.
+/// Every scene's state while the course is written, and after; a written scene's words can be
+/// edited by hand below the list.
 #[component]
 fn SceneProgress(id: String, view: RwSignal<GenView>, problem: RwSignal<String>) -> impl IntoView {
     let i18n = use_i18n();
     let rows = Memo::new(move |_| view.with(|v| progress_rows(i18n, v)));
+    let editing = RwSignal::new(None::<String>);
+    let note = RwSignal::new(String::new());
+    let retry_id = id.clone();
     let on_click = move |ev: leptos::ev::MouseEvent| {
+        if let Some(scene) = event_data(&ev, "edit") {
+            note.set(String::new());
+            editing.set(Some(scene));
+            return;
+        }
         let Some(task) = event_data(&ev, "task") else {
             return;
         };
-        let id = id.clone();
+        let id = retry_id.clone();
         leptos::task::spawn_local(async move {
             if let Err(error) = generate::redo(&id, task).await {
                 problem.set(error);
             }
         });
     };
+    let panel = NodeRef::<leptos::html::Div>::new();
+    let words_html = Memo::new(move |_| {
+        let Some(scene) = editing.get() else {
+            return String::new();
+        };
+        view.with(|v| {
+            let file = v.file.as_ref()?;
+            let title = file.outline.as_ref()?.scene(&scene)?.title.clone();
+            let words = aula_generation::edit::scene_words(&file.record, &scene)?;
+            Some(words_editor(i18n, &title, &words))
+        })
+        .unwrap_or_default()
+    });
+    let save = move |_| {
+        let (Some(scene), Some(panel)) = (editing.get_untracked(), panel.get_untracked()) else {
+            return;
+        };
+        let words = read_words(&panel);
+        let id = id.clone();
+        leptos::task::spawn_local(async move {
+            match generate::edit_scene(&id, &scene, &words).await {
+                Ok(()) => {
+                    editing.set(None);
+                    note.set(i18n.text(Key::gen_saved).to_string());
+                }
+                Err(error) => note.set(error),
+            }
+        });
+    };
     view! {
         <ol class="scene-progress" data-testid="scene-progress" aria-live="polite"
             inner_html=move || rows.get() on:click=on_click></ol>
+        <div class="words-editor" data-testid="words-editor" prop:hidden=dyn_flag(move || editing.with(Option::is_none))>
+            <div node_ref=panel inner_html=move || words_html.get()></div>
+            <div class="row-actions">
+                <button data-testid="words-cancel" on:click=move |_| editing.set(None)>{t!(i18n, gen_cancel)}</button>
+                <button class="primary" data-testid="words-save" on:click=save>{t!(i18n, gen_save)}</button>
+            </div>
+        </div>
+        <p class="hint" role="status" data-testid="words-note">{note}</p>
     }
+}
+
+fn words_editor(i18n: I18n, title: &str, words: &aula_generation::edit::SceneWords) -> String {
+    let mut html = format!(
+        "<h2>{}</h2>",
+        esc(&i18n.fill(Key::gen_edit_title, &[("title", title.to_string())]))
+    );
+    let mut section = |heading: Key, attr: &str, items: &[(String, String)]| {
+        if items.is_empty() {
+            return;
+        }
+        html.push_str(&format!("<h3>{}</h3>", i18n.text(heading)));
+        for (id, text) in items {
+            html.push_str(&format!(
+                "<textarea rows=\"3\" data-{attr}=\"{}\" data-testid=\"edit-{attr}\" aria-label=\"{}\">{}</textarea>",
+                esc(id),
+                i18n.text(heading),
+                esc(text)
+            ));
+        }
+    };
+    section(Key::gen_edit_speech, "speech", &words.speeches);
+    section(Key::gen_edit_slide, "text", &words.slide_texts);
+    html
+}
+
+/// The edited words, from the editor's text areas.
+fn read_words(panel: &web_sys::HtmlDivElement) -> aula_generation::edit::SceneWords {
+    let mut words = aula_generation::edit::SceneWords::default();
+    let Ok(fields) = panel.query_selector_all("textarea") else {
+        return words;
+    };
+    for i in 0..fields.length() {
+        let Some(field) = fields
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
+            continue;
+        };
+        let value = js_sys::Reflect::get(&field, &"value".into())
+            .ok()
+            .and_then(|v| v.as_string())
+            .unwrap_or_default();
+        if let Some(id) = field.get_attribute("data-speech") {
+            words.speeches.push((id, value));
+        } else if let Some(id) = field.get_attribute("data-text") {
+            words.slide_texts.push((id, value));
+        }
+    }
+    words
 }
 
 fn progress_rows(i18n: I18n, v: &GenView) -> String {
@@ -391,6 +487,11 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
         if let Some((task, _)) = failure {
             buttons.push_str(&button(task, "scene-retry", Key::gen_retry));
         } else if state == "ready" && idle {
+            buttons.push_str(&format!(
+                "<button type=\"button\" data-edit=\"{}\" data-testid=\"edit-words\">{}</button>",
+                esc(&scene.id),
+                i18n.text(Key::gen_edit_text)
+            ));
             buttons.push_str(&button(
                 &actions,
                 "regenerate-script",
