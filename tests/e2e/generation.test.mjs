@@ -202,6 +202,35 @@ test("a scene whose script keeps failing shows a retry, and the rest of the cour
   await context.close();
 });
 
+test("the plan streams in scene by scene; Stop halts the writing and Continue finishes it without redoing a finished task", async () => {
+  const slowOutline = courseScript({ slow: { 1: 3000, 2: 3000, 3: 3000 } });
+  slowOutline.rules[0].faults = [{ drip_tokens_per_s: 300 }];
+  await script(slowOutline);
+  const { context, page, problems } = await openPage(browser);
+  await connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  await newCourse(page, { review: false });
+  await page.locator("[data-testid=outline-preview] li:not(.skeleton)").first().waitFor();
+  assert.equal(await page.getByTestId("generate").getAttribute("data-status"), "outlining", "scenes show while the plan streams");
+
+  await waitForStates(page, (s) => s[0] === "ready");
+  await page.getByTestId("gen-cancel").click();
+  await page.waitForSelector("[data-testid=generate][data-status=stopped]");
+  const stopped = await states(page);
+  assert.ok(stopped.some((s) => s !== "ready"), `stopped before the end: ${stopped}`);
+  await page.getByTestId("gen-continue").click();
+  await waitForStates(page, (s) => s.every((x) => x === "ready"));
+  const all = await requests();
+  assert.equal(asked(all, "What I want to learn"), 1);
+  scenes.forEach((s, i) => {
+    if (stopped[i] === "ready") {
+      assert.equal(asked(all, contentAsk(s)) + asked(all, scriptAsk(s)), 2, `scene ${i + 1} was not written again`);
+    }
+  });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("a PDF's text, read in the browser, goes into the outline's request", async () => {
   await script(courseScript());
   const { context, page, problems } = await openPage(browser);
@@ -231,12 +260,21 @@ test("without a provider, or with a rejected key, the learner is told what to fi
   await page.getByTestId("prompt-error").waitFor();
   assert.match(await page.getByTestId("prompt-error").textContent(), /Connect an AI provider in Settings/);
 
+  await script(courseScript());
   await connectToMock(page, { appUrl: server.url, mockUrl, key: "bad-key" });
   await newCourse(page, { review: false });
+  const url = page.url();
   await page.getByTestId("gen-error").waitFor();
   const message = await page.getByTestId("gen-error").textContent();
   assert.match(message, /key/i);
   assert.ok(!message.includes("bad-key"), "the key is never shown");
+
+  // The learner fixes the key in Settings, comes back and carries on.
+  await connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
+  await page.goto(url);
+  await page.getByTestId("gen-continue").click();
+  await waitForStates(page, (s) => s.length === 4 && s.every((x) => x === "ready"));
+  assert.ok(await page.getByTestId("gen-error").isHidden(), "the old error is gone");
   assert.deepEqual(problems, []);
   await context.close();
 });

@@ -283,6 +283,34 @@ pub async fn write_course(course_id: &str, mut outline: Outline) -> Result<(), S
     Ok(())
 }
 
+/// Carries on a generation that was stopped (by the learner, or by an error they have since
+/// fixed, such as a rejected key): from the outline if it has none, else from the record.
+pub async fn carry_on(course_id: &str) -> Result<(), String> {
+    let view = view_of(course_id);
+    if view.with_untracked(|v| v.job.is_some()) {
+        return Ok(());
+    }
+    let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
+        return Err("This course's generation could not be found.".into());
+    };
+    let connection = usable_connection().await.map_err(unusable_reason)?;
+    file.error.clear();
+    file.status = if file.outline.is_some() {
+        Status::Writing
+    } else {
+        Status::Outlining
+    };
+    let review = file.review && file.outline.is_none();
+    save_file(file.clone());
+    launch(
+        file,
+        connection.endpoint(Role::Generation),
+        review,
+        Vec::new(),
+    );
+    Ok(())
+}
+
 /// Stops the running generation; finished scenes stay.
 pub fn cancel(course_id: &str) {
     if let Some(job) = view_of(course_id).with_untracked(|v| v.job) {

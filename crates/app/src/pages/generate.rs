@@ -83,6 +83,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
     let not_missing = dyn_flag(move || !view.with(|v| v.loaded && v.file.is_none()));
     let href = format!("/classroom/{id}");
     let cancel_id = id.clone();
+    let continue_id = id.clone();
     let state_name = dyn_text(move || format!("{:?}", status.get()).to_lowercase());
     view! {
         <section class="generate" data-testid="generate" data-status=state_name>
@@ -97,6 +98,18 @@ pub fn GeneratePage(id: String) -> impl IntoView {
                 <div class="generate-actions">
                     <button data-testid="gen-cancel" prop:hidden=not_running on:click=move |_| generate::cancel(&cancel_id)>
                         {t!(i18n, gen_stop)}
+                    </button>
+                    <button data-testid="gen-continue" prop:hidden=dyn_flag(move || status.get() != Status::Stopped)
+                        on:click=move |_| {
+                            let id = continue_id.clone();
+                            leptos::task::spawn_local(async move {
+                                problem.set(String::new());
+                                if let Err(error) = generate::carry_on(&id).await {
+                                    problem.set(error);
+                                }
+                            });
+                        }>
+                        {t!(i18n, gen_continue)}
                     </button>
                     <a class="button primary" data-testid="start-learning" href=href
                         class:disabled=not_stored aria-disabled=not_stored
