@@ -94,12 +94,13 @@ fn balanced_spans(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// The length of the balanced span `text` starts with, if it closes.
-fn balanced_at(text: &str) -> Option<usize> {
-    let mut depth = 0usize;
+/// Each character of `text` with its byte offset and whether it is JSON structure: outside every
+/// string (a string's quotes and contents are not structure). The one string-aware scan the
+/// readers below share.
+fn structure(text: &str) -> impl Iterator<Item = (usize, char, bool)> + '_ {
     let mut in_string = false;
     let mut escaped = false;
-    for (i, c) in text.char_indices() {
+    text.char_indices().map(move |(i, c)| {
         if in_string {
             match (escaped, c) {
                 (true, _) => escaped = false,
@@ -107,10 +108,21 @@ fn balanced_at(text: &str) -> Option<usize> {
                 (false, '"') => in_string = false,
                 _ => {}
             }
-            continue;
+            return (i, c, false);
         }
+        if c == '"' {
+            in_string = true;
+            return (i, c, false);
+        }
+        (i, c, true)
+    })
+}
+
+/// The length of the balanced span `text` starts with, if it closes.
+fn balanced_at(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c, _) in structure(text).filter(|(_, _, outside)| *outside) {
         match c {
-            '"' => in_string = true,
             '{' | '[' => depth += 1,
             '}' | ']' => {
                 depth = depth.saturating_sub(1);
@@ -173,44 +185,26 @@ fn clean_strings(text: &str) -> String {
 /// Removes a comma that only a closing bracket follows (outside strings).
 fn drop_trailing_commas(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut pending_comma: Option<String> = None;
-    for c in text.chars() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            out.push(c);
-            continue;
-        }
-        if let Some(held) = pending_comma.as_mut() {
-            if c.is_whitespace() {
-                held.push(c);
+    // A comma outside strings, and the blanks after it, held until the next character says
+    // whether the comma stays.
+    let mut held: Option<String> = None;
+    for (_, c, outside) in structure(text) {
+        if let Some(pending) = held.as_mut() {
+            if outside && c.is_whitespace() {
+                pending.push(c);
                 continue;
             }
-            let held = pending_comma.take().unwrap_or_default();
-            if c == '}' || c == ']' {
-                out.push_str(&held[1..]);
-            } else {
-                out.push_str(&held);
-            }
+            let pending = held.take().unwrap_or_default();
+            let closes = outside && (c == '}' || c == ']');
+            out.push_str(if closes { &pending[1..] } else { &pending });
         }
-        match c {
-            ',' => pending_comma = Some(String::from(",")),
-            '"' => {
-                in_string = true;
-                out.push(c);
-            }
-            c => out.push(c),
+        if outside && c == ',' {
+            held = Some(String::from(","));
+        } else {
+            out.push(c);
         }
     }
-    if let Some(held) = pending_comma {
-        out.push_str(&held);
-    }
+    out.push_str(held.as_deref().unwrap_or(""));
     out
 }
 
@@ -220,22 +214,10 @@ fn close_truncated(text: &str) -> Option<String> {
     let start = text.find(['{', '['])?;
     let body = &text[start..];
     let mut stack: Vec<char> = Vec::new();
-    let mut in_string = false;
-    let mut escaped = false;
     // (byte end, open brackets then) after each complete nested value.
     let mut last_complete: Option<(usize, Vec<char>)> = None;
-    for (i, c) in body.char_indices() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
+    for (i, c, _) in structure(body).filter(|(_, _, outside)| *outside) {
         match c {
-            '"' => in_string = true,
             '{' => stack.push('}'),
             '[' => stack.push(']'),
             '}' | ']' => {

@@ -133,84 +133,67 @@ fn run_generation(job: GenJob, sink: Sink) {
             endpoint,
             control,
         };
+        let post = |outline: Option<&aula_generation::outline::Outline>,
+                    event: &GenEvent,
+                    record: &aula_generation::job::JobRecord| {
+            send(
+                &sink,
+                &gen_report(&job, &request, outline, event, record, now_ms() as u64),
+            )
+        };
         let mut record = job.record.clone();
+        // `Err` when writing the outline failed (and was reported); `Ok(None)` when the learner
+        // reviews it before anything else is written.
         let outline = match job.outline.clone() {
-            Some(outline) => outline,
+            Some(outline) => Ok(Some(outline)),
             None => {
                 let mut tokens = record.tokens_spent;
-                let mut emit = |event: GenEvent| {
-                    send(
-                        &sink,
-                        &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
-                    )
-                };
-                let result = generate_outline(&env, &request, &mut tokens, &mut emit).await;
+                let seen = record.clone();
+                let result = generate_outline(&env, &request, &mut tokens, &mut |event| {
+                    post(None, &event, &seen)
+                })
+                .await;
                 record.tokens_spent = tokens;
                 match result {
                     Ok(outline) => {
-                        let event = GenEvent::Outline(outline.clone());
-                        send(
-                            &sink,
-                            &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
-                        );
-                        outline
+                        post(None, &GenEvent::Outline(outline.clone()), &record);
+                        Ok((!job.outline_only).then_some(outline))
                     }
                     Err(error) => {
-                        let event = GenEvent::Settled {
+                        let settled = GenEvent::Settled {
                             cancelled: env.control.is_cancelled(),
                             fatal: Some(error.message),
                         };
-                        send(
-                            &sink,
-                            &gen_report(&job, &request, None, &event, &record, now_ms() as u64),
-                        );
-                        GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
-                        return;
+                        post(None, &settled, &record);
+                        Err(())
                     }
                 }
             }
         };
-        if job.outline_only && job.outline.is_none() {
-            let event = GenEvent::Settled {
-                cancelled: false,
-                fatal: None,
-            };
-            send(
-                &sink,
-                &gen_report(
-                    &job,
-                    &request,
-                    Some(&outline),
-                    &event,
-                    &record,
-                    now_ms() as u64,
-                ),
-            );
-            GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
-            return;
-        }
-        let plan = Plan {
-            request: request.clone(),
-            outline: outline.clone(),
-            record,
-            limit: job.limit(),
-            redo: job.redo.clone(),
-            token_budget: None,
-        };
-        run_scenes(&env, plan, &mut |event, record| {
-            send(
-                &sink,
-                &gen_report(
-                    &job,
-                    &request,
-                    Some(&outline),
-                    &event,
+        match outline {
+            Err(()) => {}
+            Ok(None) => {
+                let settled = GenEvent::Settled {
+                    cancelled: false,
+                    fatal: None,
+                };
+                post(None, &settled, &record);
+            }
+            Ok(Some(outline)) => {
+                let plan = Plan {
+                    request: request.clone(),
+                    outline: outline.clone(),
                     record,
-                    now_ms() as u64,
-                ),
-            )
-        })
-        .await;
+                    limit: job.limit(),
+                    redo: job.redo.clone(),
+                    token_budget: None,
+                };
+                run_scenes(&env, plan, &mut |event, record| {
+                    post(Some(&outline), &event, record)
+                })
+                .await;
+            }
+        }
         GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
     });
 }
