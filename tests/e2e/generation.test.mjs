@@ -87,6 +87,13 @@ test("a prompt becomes an outline to edit, then a course whose first scene plays
   await connectToMock(page, { appUrl: server.url, mockUrl, key: KEY });
   await newCourse(page, { review: true });
 
+  // The plan waits for the learner; leaving its page does not lose it: the library lists it.
+  await page.getByTestId("outline-editor").waitFor();
+  await page.locator("a.brand").click();
+  const card = page.getByTestId("library-list").locator(".course-card", { hasText: fixture.outline.title });
+  await card.locator(".badge", { hasText: "Being written" }).waitFor();
+  await card.locator("a").click();
+
   // The outline, editable: rename the course, move the last scene up.
   await page.getByTestId("outline-editor").waitFor();
   assert.equal(await page.getByTestId("outline-row").count(), 4);

@@ -20,6 +20,9 @@ pub struct CourseSummary {
     pub description: String,
     #[serde(default)]
     scenes: Vec<serde::de::IgnoredAny>,
+    /// A course still being planned, with no scene written yet: it opens on its progress page.
+    #[serde(skip)]
+    pub writing: bool,
 }
 
 impl CourseSummary {
@@ -45,6 +48,33 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
                 leptos::logging::warn!("library: skipped unreadable course {key:?}: {error}")
             }
         }
+    }
+    // Generations that have no course yet (still planning, or the plan waits for the learner),
+    // so leaving their page never loses them.
+    for key in store.keys(Collection::Jobs).await? {
+        if courses.iter().any(|c| c.id == key) {
+            continue;
+        }
+        let Ok(Some(file)) = aula_storage::get_json::<_, crate::generate::GenerationFile>(
+            &store,
+            Collection::Jobs,
+            &key,
+        )
+        .await
+        else {
+            continue;
+        };
+        let (title, scenes) = match &file.outline {
+            Some(outline) => (outline.title.clone(), outline.scenes.len()),
+            None => (file.request.topic.clone(), 0),
+        };
+        courses.push(CourseSummary {
+            id: file.course_id,
+            title,
+            description: String::new(),
+            scenes: vec![serde::de::IgnoredAny; scenes],
+            writing: true,
+        });
     }
     Ok(courses)
 }

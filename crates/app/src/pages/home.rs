@@ -275,7 +275,7 @@ fn CourseCard(
     title: String,
     description: String,
     scenes: usize,
-    #[prop(optional)] badge: Option<String>,
+    #[prop(default = None)] badge: Option<String>,
 ) -> impl IntoView {
     let i18n = use_i18n();
     view! {
@@ -303,9 +303,14 @@ fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
                     } else {
                         course.title.clone()
                     };
+                    let (page, badge) = if course.writing {
+                        ("generate", Some(t_string!(i18n, library_writing).to_string()))
+                    } else {
+                        ("classroom", None)
+                    };
                     view! {
-                        <CourseCard href=format!("/classroom/{}", course.id) title=title
-                            description=course.description.clone() scenes=course.scene_count()/>
+                        <CourseCard href=format!("/{page}/{}", course.id) title=title
+                            description=course.description.clone() scenes=course.scene_count() badge=badge/>
                     }
                 })
                 .collect_view()}
@@ -342,7 +347,7 @@ fn SampleList(samples: Vec<SampleEntry>) -> impl IntoView {
                 .into_iter()
                 .map(|sample| view! {
                     <CourseCard href=format!("/classroom/{}", sample.id) title=sample.title
-                        description=sample.description scenes=sample.scenes badge=sample.language/>
+                        description=sample.description scenes=sample.scenes badge=Some(sample.language)/>
                 })
                 .collect_view()}
         </ul>
