@@ -246,7 +246,9 @@ pub async fn run_stage<T>(
             Ok(read.value)
         }
         Err(error) => Err(StageError {
-            message: format!("The model's answer could not be used twice in a row: {error}"),
+            message: format!(
+                "The model's answer could not be used twice in a row: {error}. Retry, or choose a stronger course-writing model in Settings."
+            ),
             fatal: false,
         }),
     }
@@ -286,7 +288,9 @@ pub async fn generate_outline(
             let (reply, spent) = call(env, &again, "outline", &mut notes, &mut |_| {}).await?;
             *tokens += spent;
             parse_outline(&reply, request).map_err(|error| StageError {
-                message: format!("The model's outline could not be used twice in a row: {error}"),
+                message: format!(
+                    "The model's outline could not be used twice in a row: {error}. Continue to try again, or choose a stronger course-writing model in Settings."
+                ),
                 fatal: false,
             })
         }
