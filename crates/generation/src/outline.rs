@@ -346,6 +346,8 @@ pub struct PreviewScene {
     pub index: usize,
     pub kind: SceneKind,
     pub title: String,
+    /// The scene as far as the outline says it (its id is not decided yet).
+    pub scene: SceneOutline,
 }
 
 impl OutlinePreview {
@@ -381,7 +383,8 @@ impl OutlinePreview {
                                 out.push(PreviewScene {
                                     index: self.found,
                                     kind: scene.kind,
-                                    title: scene.title,
+                                    title: scene.title.clone(),
+                                    scene,
                                 });
                                 self.found += 1;
                             }

@@ -23,6 +23,7 @@ use futures_util::stream::{FuturesUnordered, StreamExt};
 use crate::job::{AfterFailure, Job, JobRecord};
 use crate::outline::{
     outline_request, parse_outline, CourseRequest, Outline, OutlinePreview, PreviewScene,
+    SceneOutline,
 };
 use crate::stages::{
     actions_request, content_request, feedback_request, parse_actions, parse_content, Read,
@@ -295,6 +296,154 @@ pub async fn generate_outline(
             })
         }
     }
+}
+
+/// A scene's content written while the outline was still streaming.
+#[derive(Debug)]
+pub struct EarlyContent {
+    /// Where the scene was in the streaming outline.
+    pub index: usize,
+    pub kind: crate::outline::SceneKind,
+    pub title: String,
+    /// The content's checked JSON, or why it failed.
+    pub output: Result<String, StageError>,
+    pub tokens: u64,
+}
+
+/// The outline, and meanwhile the contents of its first scenes: as soon as a scene's object
+/// has streamed, its content is written in one of `slots` calls beside the outline's (with the
+/// plan as far as it has come), so the first scene is playable sooner and the outline's time is
+/// not idle. Use [`seed_early_contents`] with the finished outline to keep what still fits.
+pub async fn generate_outline_and_first_contents(
+    env: &Env<'_>,
+    request: &CourseRequest,
+    tokens: &mut u64,
+    slots: usize,
+    emit: &mut dyn FnMut(GenEvent),
+) -> (Result<Outline, StageError>, Vec<EarlyContent>) {
+    let emit = RefCell::new(emit);
+    let (sender, mut scenes) = futures_channel::mpsc::unbounded::<crate::outline::PreviewScene>();
+    let outline = async {
+        let mut forward = |event: GenEvent| {
+            if let GenEvent::OutlineScene(scene) = &event {
+                if scene.index < slots {
+                    let _ = sender.unbounded_send(scene.clone());
+                }
+            }
+            (emit.borrow_mut())(event);
+        };
+        let outline = generate_outline(env, request, tokens, &mut forward).await;
+        sender.close_channel();
+        outline
+    };
+    let early = async {
+        let mut seen: Vec<SceneOutline> = Vec::new();
+        let mut running: FuturesUnordered<Pin<Box<dyn Future<Output = EarlyContent> + '_>>> =
+            FuturesUnordered::new();
+        let mut done = Vec::new();
+        let mut streaming = true;
+        while streaming || !running.is_empty() {
+            let next_done = async {
+                if running.is_empty() {
+                    futures_util::future::pending().await
+                } else {
+                    running.next().await
+                }
+            };
+            let next_scene = async {
+                if streaming {
+                    scenes.next().await
+                } else {
+                    futures_util::future::pending().await
+                }
+            };
+            match select(pin!(next_done), pin!(next_scene)).await {
+                Either::Left((Some(finished), _)) => done.push(finished),
+                Either::Left((None, _)) => {}
+                Either::Right((None, _)) => streaming = false,
+                Either::Right((Some(preview), _)) => {
+                    let mut scene = preview.scene.clone();
+                    scene.id = format!("s{}", preview.index + 1);
+                    seen.push(scene);
+                    let plan = Outline {
+                        title: clip_title(&request.topic),
+                        description: String::new(),
+                        language_directive: String::new(),
+                        scenes: seen.clone(),
+                    };
+                    running.push(Box::pin(early_content(env, request, plan, preview)));
+                }
+            }
+        }
+        done
+    };
+    let (outline, mut early) = futures_util::future::join(outline, early).await;
+    early.sort_by_key(|e| e.index);
+    (outline, early)
+}
+
+fn clip_title(topic: &str) -> String {
+    topic.trim().chars().take(80).collect()
+}
+
+async fn early_content(
+    env: &Env<'_>,
+    request: &CourseRequest,
+    plan: Outline,
+    preview: crate::outline::PreviewScene,
+) -> EarlyContent {
+    let mut tokens = 0;
+    let mut notes = Vec::new();
+    let scene = &plan.scenes[plan.scenes.len() - 1];
+    let ctx = SceneContext {
+        request,
+        outline: &plan,
+        scene,
+    };
+    let chat = content_request(&ctx);
+    let output = run_stage(
+        env,
+        &chat,
+        "early content",
+        |reply| parse_content(reply, &ctx),
+        &mut tokens,
+        &mut notes,
+    )
+    .await
+    .map(|written| written.json);
+    EarlyContent {
+        index: preview.index,
+        kind: preview.kind,
+        title: preview.title,
+        output,
+        tokens,
+    }
+}
+
+/// Keeps the early contents whose scene the finished outline still has at the same place with
+/// the same kind and title, as finished content tasks of the record; every early call's tokens
+/// count. Returns the tasks kept.
+pub fn seed_early_contents(
+    outline: &Outline,
+    record: &mut JobRecord,
+    early: Vec<EarlyContent>,
+) -> Vec<String> {
+    let mut kept = Vec::new();
+    for content in early {
+        record.tokens_spent += content.tokens;
+        let Ok(json) = content.output else {
+            continue;
+        };
+        let Some(scene) = outline.scenes.get(content.index) else {
+            continue;
+        };
+        if scene.kind == content.kind && scene.title == content.title {
+            let task = crate::content_task(&scene.id);
+            record.finished.entry(task.clone()).or_insert(json);
+            kept.push(task);
+        }
+    }
+    kept
 }
 
 /// What to generate: the outline (and the request) are fixed; the record carries what is done.

@@ -534,3 +534,75 @@ fn a_cancelled_job_asks_nothing_and_says_so() {
     assert_eq!(settled(&run.events), (true, None));
     assert!(model.requests.borrow().is_empty());
 }
+
+#[test]
+fn the_first_contents_are_written_while_the_outline_streams_and_never_twice() {
+    use crate::run::{generate_outline_and_first_contents, seed_early_contents};
+    let model = Model::fixture();
+    let time = Rc::new(Cell::new(0.0));
+    let sleeper = Clock(time.clone());
+    let now = move || time.get();
+    let env = Env {
+        transport: &model,
+        sleeper: &sleeper,
+        now_ms: &now,
+        endpoint: endpoint(),
+        control: GenControl::default(),
+    };
+    let mut tokens = 0;
+    let mut events = Vec::new();
+    let (outline, early) = block_on(generate_outline_and_first_contents(
+        &env,
+        &request(),
+        &mut tokens,
+        2,
+        &mut |e| events.push(e),
+    ));
+    let outline = outline.unwrap();
+    assert_eq!(early.len(), 2, "one per slot, for the first scenes");
+    let mut record = JobRecord {
+        tokens_spent: tokens,
+        ..JobRecord::default()
+    };
+    let kept = seed_early_contents(&outline, &mut record, early);
+    assert_eq!(kept, ["s1/content", "s2/content"]);
+    assert!(
+        record.tokens_spent > tokens,
+        "the early calls' tokens count"
+    );
+    let asked_before = model.requests.borrow().len();
+    assert_eq!(asked_before, 3);
+    let run = run_with(&model, record, 3, &[], GenControl::default());
+    assert_eq!(run.record.finished.len(), 8);
+    assert_eq!(
+        model.requests.borrow().len(),
+        9,
+        "no content was asked for twice"
+    );
+}
+
+#[test]
+fn an_early_content_whose_scene_moved_or_changed_is_dropped() {
+    use crate::outline::SceneKind;
+    use crate::run::{seed_early_contents, EarlyContent};
+    let outline = outline();
+    let mut record = JobRecord::default();
+    let early = |index: usize, title: &str| EarlyContent {
+        index,
+        kind: SceneKind::Slide,
+        title: title.into(),
+        output: Ok("{}".into()),
+        tokens: 5,
+    };
+    let kept = seed_early_contents(
+        &outline,
+        &mut record,
+        vec![
+            early(0, "Something else"),
+            early(1, &outline.scenes[0].title),
+            early(0, &outline.scenes[0].title),
+        ],
+    );
+    assert_eq!(kept, ["s1/content"]);
+    assert_eq!(record.tokens_spent, 15);
+}

@@ -14,7 +14,10 @@ use std::rc::Rc;
 use aula_director::round::{run_round, Round, RoundControl, RoundEnd, RoundEvent};
 use aula_director::wire::{RoundJob, RoundReport, RoundReportKind, RoundUpdate};
 
-use aula_generation::run::{generate_outline, run_scenes, Env, GenControl, GenEvent, Plan};
+use aula_generation::run::{
+    generate_outline, generate_outline_and_first_contents, run_scenes, seed_early_contents, Env,
+    GenControl, GenEvent, Plan,
+};
 use aula_generation::wire::{report as gen_report, GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{
@@ -149,17 +152,34 @@ fn run_generation(job: GenJob, sink: Sink) {
             None => {
                 let mut tokens = record.tokens_spent;
                 let seen = record.clone();
-                let result = generate_outline(&env, &request, &mut tokens, &mut |event| {
-                    post(None, &event, &seen)
-                })
-                .await;
+                let mut emit = |event| post(None, &event, &seen);
+                // While the outline streams, the first scenes' contents are written beside it,
+                // unless the learner reviews the plan first (then nothing else is written yet).
+                let slots = job.limit().get().saturating_sub(1);
+                let (result, early) = if job.outline_only || slots == 0 {
+                    (
+                        generate_outline(&env, &request, &mut tokens, &mut emit).await,
+                        Vec::new(),
+                    )
+                } else {
+                    generate_outline_and_first_contents(
+                        &env,
+                        &request,
+                        &mut tokens,
+                        slots,
+                        &mut emit,
+                    )
+                    .await
+                };
                 record.tokens_spent = tokens;
                 match result {
                     Ok(outline) => {
+                        seed_early_contents(&outline, &mut record, early);
                         post(None, &GenEvent::Outline(outline.clone()), &record);
                         Ok((!job.outline_only).then_some(outline))
                     }
                     Err(error) => {
+                        record.tokens_spent += early.iter().map(|e| e.tokens).sum::<u64>();
                         let settled = GenEvent::Settled {
                             cancelled: env.control.is_cancelled(),
                             fatal: Some(error.message),
