@@ -36,6 +36,19 @@ pub enum Status {
     Stopped,
 }
 
+impl Status {
+    /// The status's name, as stored (for `data-status`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Outlining => "outlining",
+            Status::Reviewing => "reviewing",
+            Status::Writing => "writing",
+            Status::Settled => "settled",
+            Status::Stopped => "stopped",
+        }
+    }
+}
+
 /// A generation as stored in the `jobs` collection under its course's id.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct GenerationFile {
@@ -77,12 +90,15 @@ pub struct GenView {
     pub run_started: Option<f64>,
     /// Bumped every time a new version of the course is stored.
     pub course_version: u32,
-    /// Scenes ready to play.
-    pub ready: usize,
     pub loaded: bool,
 }
 
 impl GenView {
+    /// Scenes ready to play.
+    pub fn ready(&self) -> usize {
+        self.states.iter().filter(|s| *s == "ready").count()
+    }
+
     pub fn status(&self) -> Status {
         self.file.as_ref().map(|f| f.status).unwrap_or_default()
     }
@@ -189,7 +205,7 @@ pub fn unusable_reason(why: Unusable) -> String {
 
 /// Saves a new generation and starts writing its outline. Returns the new course's id.
 pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, String> {
-    let connection = usable_connection().await.map_err(unusable_reason)?;
+    let endpoint = generation_endpoint().await?;
     let now = js_sys::Date::now() as u64;
     let file = GenerationFile {
         course_id: format!("gen-{now}"),
@@ -207,12 +223,7 @@ pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, S
         .await
         .map_err(|e| e.to_string())?;
     let id = file.course_id.clone();
-    launch(
-        file,
-        connection.endpoint(Role::Generation),
-        review,
-        Vec::new(),
-    );
+    launch(file, endpoint, Vec::new());
     Ok(id)
 }
 
@@ -234,21 +245,14 @@ pub async fn open(course_id: &str) -> Result<(), String> {
         .unwrap_or_default();
     let carry_on = matches!(file.status, Status::Outlining | Status::Writing);
     view.update(|v| {
-        v.ready = states.iter().filter(|s| *s == "ready").count();
         v.states = states;
         v.tokens = file.record.tokens_spent;
         v.file = Some(file.clone());
         v.loaded = true;
     });
     if carry_on && view.with_untracked(|v| v.job.is_none()) {
-        let connection = usable_connection().await.map_err(unusable_reason)?;
-        let review = file.review && file.outline.is_none();
-        launch(
-            file,
-            connection.endpoint(Role::Generation),
-            review,
-            Vec::new(),
-        );
+        let endpoint = generation_endpoint().await?;
+        launch(file, endpoint, Vec::new());
     }
     Ok(())
 }
@@ -256,7 +260,7 @@ pub async fn open(course_id: &str) -> Result<(), String> {
 fn states_of(outline: &Outline, record: &JobRecord) -> Vec<String> {
     aula_generation::assemble::scene_states(outline, record)
         .into_iter()
-        .map(|s| format!("{s:?}").to_lowercase())
+        .map(|s| s.name().to_string())
         .collect()
 }
 
@@ -273,13 +277,8 @@ pub async fn write_course(course_id: &str, mut outline: Outline) -> Result<(), S
     file.outline = Some(outline);
     file.status = Status::Writing;
     save_file(file.clone());
-    let connection = usable_connection().await.map_err(unusable_reason)?;
-    launch(
-        file,
-        connection.endpoint(Role::Generation),
-        false,
-        Vec::new(),
-    );
+    let endpoint = generation_endpoint().await?;
+    launch(file, endpoint, Vec::new());
     Ok(())
 }
 
@@ -293,21 +292,15 @@ pub async fn carry_on(course_id: &str) -> Result<(), String> {
     let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
         return Err("This course's generation could not be found.".into());
     };
-    let connection = usable_connection().await.map_err(unusable_reason)?;
+    let endpoint = generation_endpoint().await?;
     file.error.clear();
     file.status = if file.outline.is_some() {
         Status::Writing
     } else {
         Status::Outlining
     };
-    let review = file.review && file.outline.is_none();
     save_file(file.clone());
-    launch(
-        file,
-        connection.endpoint(Role::Generation),
-        review,
-        Vec::new(),
-    );
+    launch(file, endpoint, Vec::new());
     Ok(())
 }
 
@@ -328,15 +321,10 @@ pub async fn redo(course_id: &str, task: String) -> Result<(), String> {
     let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
         return Err("This course's generation could not be found.".into());
     };
-    let connection = usable_connection().await.map_err(unusable_reason)?;
+    let endpoint = generation_endpoint().await?;
     file.status = Status::Writing;
     file.error.clear();
-    launch(
-        file,
-        connection.endpoint(Role::Generation),
-        false,
-        vec![task],
-    );
+    launch(file, endpoint, vec![task]);
     Ok(())
 }
 
@@ -385,13 +373,18 @@ pub async fn edit_scene(
     Ok(())
 }
 
+/// The endpoint courses are written with, or why there is none, for the learner.
+async fn generation_endpoint() -> Result<aula_providers::Endpoint, String> {
+    usable_connection()
+        .await
+        .map(|c| c.endpoint(Role::Generation))
+        .map_err(unusable_reason)
+}
+
 /// Starts a run in the worker from `file` and keeps the view and the stored file up to date.
-fn launch(
-    file: GenerationFile,
-    endpoint: aula_providers::Endpoint,
-    outline_only: bool,
-    redo: Vec<String>,
-) {
+/// A file without an outline whose learner wants to review the plan stops after the outline.
+fn launch(file: GenerationFile, endpoint: aula_providers::Endpoint, redo: Vec<String>) {
+    let outline_only = file.review && file.outline.is_none();
     let course_id = file.course_id.clone();
     let view = view_of(&course_id);
     let job = GenJob {
@@ -476,7 +469,6 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
             _ => {}
         }
         if !report.states.is_empty() {
-            v.ready = report.states.iter().filter(|s| *s == "ready").count();
             v.states = report.states.clone();
         }
         if report.tokens > 0 {

@@ -24,6 +24,18 @@ pub enum SceneState {
     Failed,
 }
 
+impl SceneState {
+    /// The state's name on the wire and in the page (`waiting`, `scripting`, `ready`, `failed`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SceneState::Waiting => "waiting",
+            SceneState::Scripting => "scripting",
+            SceneState::Ready => "ready",
+            SceneState::Failed => "failed",
+        }
+    }
+}
+
 /// The state of every outline scene, in order.
 pub fn scene_states(outline: &Outline, record: &JobRecord) -> Vec<SceneState> {
     outline

@@ -167,13 +167,8 @@ struct Run {
     record: JobRecord,
 }
 
-fn run_with(
-    model: &Model,
-    record: JobRecord,
-    limit: usize,
-    redo: &[&str],
-    control: GenControl,
-) -> Run {
+/// Runs `body` with an environment over `model`, a clock that sleeps move on, and `control`.
+fn with_env<T>(model: &Model, control: GenControl, body: impl FnOnce(&Env) -> T) -> T {
     let time = Rc::new(Cell::new(0.0));
     let sleeper = Clock(time.clone());
     let now = move || time.get();
@@ -184,6 +179,16 @@ fn run_with(
         endpoint: endpoint(),
         control,
     };
+    body(&env)
+}
+
+fn run_with(
+    model: &Model,
+    record: JobRecord,
+    limit: usize,
+    redo: &[&str],
+    control: GenControl,
+) -> Run {
     let mut events = Vec::new();
     let plan = Plan {
         request: request(),
@@ -193,7 +198,9 @@ fn run_with(
         redo: redo.iter().map(|s| s.to_string()).collect(),
         token_budget: None,
     };
-    let record = block_on(run_scenes(&env, plan, &mut |event, _| events.push(event)));
+    let record = with_env(model, control, |env| {
+        block_on(run_scenes(env, plan, &mut |event, _| events.push(event)))
+    });
     Run { events, record }
 }
 
@@ -221,21 +228,13 @@ fn settled(events: &[GenEvent]) -> (bool, Option<String>) {
 #[test]
 fn the_outline_streams_its_scenes_and_is_read() {
     let model = Model::fixture();
-    let time = Rc::new(Cell::new(0.0));
-    let sleeper = Clock(time.clone());
-    let now = move || time.get();
-    let env = Env {
-        transport: &model,
-        sleeper: &sleeper,
-        now_ms: &now,
-        endpoint: endpoint(),
-        control: GenControl::default(),
-    };
     let mut events = Vec::new();
     let mut tokens = 0;
-    let outline = block_on(generate_outline(&env, &request(), &mut tokens, &mut |e| {
-        events.push(e)
-    }))
+    let outline = with_env(&model, GenControl::default(), |env| {
+        block_on(generate_outline(env, &request(), &mut tokens, &mut |e| {
+            events.push(e)
+        }))
+    })
     .unwrap();
     assert_eq!(outline.scenes.len(), 4);
     let previews: Vec<String> = events
@@ -539,25 +538,17 @@ fn a_cancelled_job_asks_nothing_and_says_so() {
 fn the_first_contents_are_written_while_the_outline_streams_and_never_twice() {
     use crate::run::{generate_outline_and_first_contents, seed_early_contents};
     let model = Model::fixture();
-    let time = Rc::new(Cell::new(0.0));
-    let sleeper = Clock(time.clone());
-    let now = move || time.get();
-    let env = Env {
-        transport: &model,
-        sleeper: &sleeper,
-        now_ms: &now,
-        endpoint: endpoint(),
-        control: GenControl::default(),
-    };
     let mut tokens = 0;
     let mut events = Vec::new();
-    let (outline, early) = block_on(generate_outline_and_first_contents(
-        &env,
-        &request(),
-        &mut tokens,
-        2,
-        &mut |e| events.push(e),
-    ));
+    let (outline, early) = with_env(&model, GenControl::default(), |env| {
+        block_on(generate_outline_and_first_contents(
+            env,
+            &request(),
+            &mut tokens,
+            2,
+            &mut |e| events.push(e),
+        ))
+    });
     let outline = outline.unwrap();
     assert_eq!(early.len(), 2, "one per slot, for the first scenes");
     let mut record = JobRecord {

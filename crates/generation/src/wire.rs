@@ -129,7 +129,7 @@ pub fn report(
         if let Some(outline) = outline {
             r.states = scene_states(outline, record)
                 .into_iter()
-                .map(|s| format!("{s:?}").to_lowercase())
+                .map(|s| s.name().to_string())
                 .collect();
         }
         r.tokens = record.tokens_spent;

@@ -134,7 +134,7 @@ fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> im
         })
     };
     let writing = move || view.with(|v| v.job.is_some());
-    let more = move || view.with(|v| v.ready > shown && v.course_version > 0);
+    let more = move || view.with(|v| v.ready() > shown && v.course_version > 0);
     let add = move |_| {
         session.save_position();
         reload.update(|n| *n += 1);
@@ -150,7 +150,10 @@ fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> im
         i18n.fill(
             key,
             &[
-                ("ready", view.with(|v| v.ready).to_string()),
+                (
+                    "ready",
+                    view.with(crate::generate::GenView::ready).to_string(),
+                ),
                 ("total", total().to_string()),
             ],
         )

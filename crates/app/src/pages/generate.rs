@@ -55,19 +55,15 @@ pub fn GeneratePage(id: String) -> impl IntoView {
             status_text(i18n, status.get())
         }
     });
-    let meta = dyn_text(move || {
-        let seconds = (view.with(|v| v.elapsed_ms(now.get())) / 1000.0) as u64;
-        let tokens = i18n.fill(
-            Key::gen_tokens,
-            &[("count", view.with(|v| v.tokens).to_string())],
-        );
-        format!("{}:{:02} · {tokens}", seconds / 60, seconds % 60)
-    });
     let tokens = dyn_text(move || {
         i18n.fill(
             Key::gen_tokens,
             &[("count", view.with(|v| v.tokens).to_string())],
         )
+    });
+    let meta = dyn_text(move || {
+        let seconds = (view.with(|v| v.elapsed_ms(now.get())) / 1000.0) as u64;
+        format!("{}:{:02} · {}", seconds / 60, seconds % 60, tokens.get())
     });
     let error = dyn_text(move || {
         let p = problem.get();
@@ -84,7 +80,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
     let href = format!("/classroom/{id}");
     let cancel_id = id.clone();
     let continue_id = id.clone();
-    let state_name = dyn_text(move || format!("{:?}", status.get()).to_lowercase());
+    let state_name = dyn_text(move || status.get().name().to_string());
     view! {
         <section class="generate" data-testid="generate" data-status=state_name>
             <p class="error" role="alert" prop:hidden=not_missing>{t!(i18n, gen_missing)}</p>
