@@ -20,6 +20,8 @@ pub const PLAYWRIGHT_CORE_VERSION: &str = "1.65.1";
 /// Mozilla's pdf.js: Trunk copies its browser build from node_modules into `dist/pdf/`, where the
 /// page imports it only when a learner drops a PDF (web/pdf-text.mjs).
 pub const PDFJS_DIST_VERSION: &str = "6.5.438";
+/// The SCORM runtime the SCORM export is tested under (tests/e2e/scorm.test.mjs).
+pub const SCORM_AGAIN_VERSION: &str = "3.4.3";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -190,7 +192,7 @@ fn is_root() -> bool {
 }
 
 fn chromium() -> Result<()> {
-    let step = Step::start("chromium, driver, curl");
+    let step = Step::start("chromium, driver, curl, libreoffice, poppler");
     let browser_ready = Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists();
     let fonts_ready = Path::new(CJK_FONT_DIR).is_dir();
     // curl carries eval-director's requests (and its mock-llm self-test in `cargo xtask test`).
@@ -198,13 +200,18 @@ fn chromium() -> Result<()> {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if browser_ready && fonts_ready && curl_ready {
+    // LibreOffice and pdftotext check the .pptx export (crates/export/tests/pptx_libreoffice.rs).
+    let office_ready = command_exists("soffice") && command_exists("pdftotext");
+    if browser_ready && fonts_ready && curl_ready && office_ready {
         step.skipped("Debian packages present");
         return Ok(());
     }
     if !is_root() {
         if !curl_ready {
             bail!("curl is needed (eval-director and its self-test). Install it with `sudo apt-get install -y curl`.");
+        }
+        if !office_ready {
+            bail!("LibreOffice and pdftotext check the .pptx export. Install them with `sudo apt-get install -y --no-install-recommends libreoffice-impress poppler-utils`, then run this again.");
         }
         if browser_ready {
             status_line("bootstrap: note: no CJK font (fonts-noto-cjk); Chinese text in screenshots shows as boxes");
@@ -227,6 +234,8 @@ fn chromium() -> Result<()> {
             "chromium-driver",
             "fonts-noto-cjk",
             "curl",
+            "libreoffice-impress",
+            "poppler-utils",
         ])
         .env("DEBIAN_FRONTEND", "noninteractive"))?;
     step.done();
@@ -245,13 +254,15 @@ fn npm_package_version(name: &str) -> Option<String> {
 }
 
 fn npm_tools() -> Result<()> {
-    let step = Step::start("npm (wasm-opt, playwright, pdf.js)");
+    let step = Step::start("npm (wasm-opt, playwright, pdf.js, scorm-again)");
     let binaryen = npm_package_version("binaryen");
     let playwright = npm_package_version("playwright-core");
     let pdfjs = npm_package_version("pdfjs-dist");
+    let scorm = npm_package_version("scorm-again");
     if binaryen.as_deref() == Some(BINARYEN_VERSION)
         && playwright.as_deref() == Some(PLAYWRIGHT_CORE_VERSION)
         && pdfjs.as_deref() == Some(PDFJS_DIST_VERSION)
+        && scorm.as_deref() == Some(SCORM_AGAIN_VERSION)
     {
         step.skipped("node_modules matches package-lock.json");
         return Ok(());
@@ -374,6 +385,7 @@ mod tests {
             ("binaryen", BINARYEN_VERSION),
             ("playwright-core", PLAYWRIGHT_CORE_VERSION),
             ("pdfjs-dist", PDFJS_DIST_VERSION),
+            ("scorm-again", SCORM_AGAIN_VERSION),
         ] {
             assert!(
                 manifest.contains(&format!("\"{name}\": \"{version}\"")),
