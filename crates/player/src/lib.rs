@@ -11,6 +11,7 @@
 
 pub mod layout;
 mod live;
+pub mod progress;
 mod sentences;
 mod stage;
 
