@@ -6,6 +6,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 
 use aula_director::wire::{RoundJob, RoundReport, RoundUpdate};
+use aula_export::wire::{FileJob, FileReport};
 use aula_generation::wire::{GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{ChatRequest, Endpoint};
@@ -21,6 +22,7 @@ pub enum Reply {
     Job(Report),
     Round(RoundReport),
     Gen(GenReport),
+    File(u32, FileReport, Option<Vec<u8>>),
 }
 
 impl Reply {
@@ -29,6 +31,7 @@ impl Reply {
             Reply::Job(report) => report.job(),
             Reply::Round(report) => Some(report.id),
             Reply::Gen(report) => Some(report.id),
+            Reply::File(id, ..) => Some(*id),
         }
     }
 
@@ -37,6 +40,7 @@ impl Reply {
             Reply::Job(report) => report.ends_job(),
             Reply::Round(report) => report.update.event == "finished",
             Reply::Gen(report) => report.event == "settled",
+            Reply::File(..) => true,
         }
     }
 }
@@ -47,7 +51,7 @@ type Handler = Box<dyn FnMut(Reply)>;
 struct Client {
     worker: Option<Worker>,
     ready: bool,
-    queued: Vec<(u32, String)>,
+    queued: Vec<(u32, JsValue)>,
     handlers: HashMap<u32, Handler>,
     next_id: u32,
 }
@@ -67,7 +71,7 @@ fn deliver(report: Reply) {
         CLIENT.with(|c| {
             if let Some(worker) = &c.borrow().worker {
                 for (_, job) in queued {
-                    let _ = worker.post_message(&JsValue::from_str(&job));
+                    let _ = worker.post_message(&job);
                 }
             }
         });
@@ -105,7 +109,11 @@ fn start_worker() -> Result<Worker, String> {
     let worker = Worker::new(WORKER_URL)
         .map_err(|_| "this browser cannot start the AI worker".to_owned())?;
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let Some(text) = event.data().as_string() else {
+        let data = event.data();
+        let Some(text) = data.as_string() else {
+            if let Some(reply) = file_reply(&data) {
+                deliver(reply);
+            }
             return;
         };
         if let Ok(report) = serde_json::from_str::<Report>(&text) {
@@ -128,6 +136,14 @@ fn start_worker() -> Result<Worker, String> {
 
 /// Sends a job; `on_report` gets its reports until the last one. Returns the job's id.
 fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) + 'static) -> u32 {
+    send_value(move |id| make(id).map(JsValue::from), on_report)
+}
+
+/// [`send`] for a message that is not JSON text (a file job with its bytes).
+fn send_value(
+    make: impl FnOnce(u32) -> Option<JsValue>,
+    on_report: impl FnMut(Reply) + 'static,
+) -> u32 {
     let started = CLIENT.with(|c| {
         let mut c = c.borrow_mut();
         if c.worker.is_none() {
@@ -147,7 +163,7 @@ fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) +
             return 0;
         }
     };
-    let Some(text) = make(id) else {
+    let Some(message) = make(id) else {
         return id;
     };
     CLIENT.with(|c| {
@@ -155,13 +171,72 @@ fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) +
         c.handlers.insert(id, Box::new(on_report));
         if c.ready {
             if let Some(worker) = &c.worker {
-                let _ = worker.post_message(&JsValue::from_str(&text));
+                let _ = worker.post_message(&message);
             }
         } else {
-            c.queued.push((id, text));
+            c.queued.push((id, message));
         }
     });
     id
+}
+
+/// A file job's reply object (see `crates/worker/src/files.rs`).
+fn file_reply(data: &JsValue) -> Option<Reply> {
+    let get = |name: &str| js_sys::Reflect::get(data, &JsValue::from_str(name)).ok();
+    if get("kind")?.as_string()? != "file" {
+        return None;
+    }
+    let id = get("id")?.as_f64()? as u32;
+    let report = serde_json::from_str(&get("report")?.as_string()?).ok()?;
+    let bytes = get("bytes")
+        .filter(|b| b.is_instance_of::<js_sys::Uint8Array>())
+        .map(|b| js_sys::Uint8Array::from(b).to_vec());
+    Some(Reply::File(id, report, bytes))
+}
+
+/// Exports a course to a file or opens a file to import, in the worker. `on_done` gets the one
+/// report (with the export's bytes), also when the worker fails.
+pub fn file_job(
+    job: &FileJob,
+    bytes: Option<&[u8]>,
+    on_done: impl FnOnce(FileReport, Option<Vec<u8>>) + 'static,
+) {
+    let Ok(text) = serde_json::to_string(job) else {
+        return on_done(
+            FileReport::failed("The request could not be written."),
+            None,
+        );
+    };
+    let message = js_sys::Object::new();
+    let set = |k: &str, v: &JsValue| {
+        let _ = js_sys::Reflect::set(&message, &JsValue::from_str(k), v);
+    };
+    set("kind", &JsValue::from_str("file"));
+    set("job", &JsValue::from_str(&text));
+    if let Some(bytes) = bytes {
+        set("bytes", &js_sys::Uint8Array::from(bytes));
+    }
+    let mut on_done = Some(on_done);
+    send_value(
+        move |id| {
+            let _ = js_sys::Reflect::set(
+                &message,
+                &JsValue::from_str("id"),
+                &JsValue::from_f64(f64::from(id)),
+            );
+            Some(message.into())
+        },
+        move |reply| {
+            let (report, bytes) = match reply {
+                Reply::File(_, report, bytes) => (report, bytes),
+                Reply::Job(Report::Failed { message, .. }) => (FileReport::failed(message), None),
+                _ => return,
+            };
+            if let Some(done) = on_done.take() {
+                done(report, bytes);
+            }
+        },
+    );
 }
 
 /// A handler for a providers' job: it gets that job's reports (a round's never reach it).
@@ -213,7 +288,7 @@ pub fn round(mut job: RoundJob, mut on_update: impl FnMut(RoundUpdate) + 'static
                     ..RoundUpdate::default()
                 });
             }
-            Reply::Job(_) | Reply::Gen(_) => {}
+            Reply::Job(_) | Reply::Gen(_) | Reply::File(..) => {}
         },
     )
 }
@@ -263,7 +338,7 @@ pub fn steer_generation(id: u32, op: GenOp, redo: Vec<String>) {
                 let _ = worker.post_message(&JsValue::from_str(&text));
             }
         } else {
-            c.queued.push((id, text));
+            c.queued.push((id, JsValue::from(text)));
         }
     });
 }

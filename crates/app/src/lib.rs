@@ -9,6 +9,8 @@
 mod ai;
 mod classroom;
 mod connection;
+mod embed;
+mod files;
 mod generate;
 mod i18n;
 mod library;

@@ -18,11 +18,21 @@ pub fn App() -> impl IntoView {
             .as_deref()
             .and_then(Locale::from_str),
     );
+    if let Some(setup) = crate::embed::player_setup() {
+        return view! {
+            <Preferences/>
+            <main class="page player-only">
+                <crate::embed::PlayerOnly setup=setup/>
+            </main>
+        }
+        .into_any();
+    }
     crate::generate::provide_root();
     view! {
         <Preferences/>
         <Pages/>
     }
+    .into_any()
 }
 
 /// The header and the page the address points at.

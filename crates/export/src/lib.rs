@@ -7,6 +7,7 @@
 
 pub mod bundle;
 pub mod player;
+pub mod wire;
 pub mod zip;
 
 use std::collections::HashSet;

@@ -58,8 +58,15 @@ pub fn ClassroomPage(id: String) -> impl IntoView {
     }
 }
 
+/// The classroom of a course. `host`: shown by another page (embed, SCORM, offline file), which
+/// gets the session's progress under these rules; the library's links and the live class are
+/// left out there.
 #[component]
-fn Classroom(course: Course, reload: RwSignal<u32>) -> impl IntoView {
+pub fn Classroom(
+    course: Course,
+    reload: RwSignal<u32>,
+    #[prop(default = None)] host: Option<aula_player::progress::ProgressRules>,
+) -> impl IntoView {
     let title = course.title.clone();
     let shown_scenes = course.scenes.len();
     let session = Session::new(course);
@@ -78,7 +85,14 @@ fn Classroom(course: Course, reload: RwSignal<u32>) -> impl IntoView {
             <SceneList session=session/>
             <section class="stage-column">
                 <h1 class="classroom-title">{title}</h1>
-                <GenerationBanner session=session shown=shown_scenes reload=reload/>
+                {match host {
+                    Some(rules) => view! { <crate::embed::HostBridge session=session rules=rules/> }.into_any(),
+                    None => view! {
+                        <GenerationBanner session=session shown=shown_scenes reload=reload/>
+                        <crate::files::ExportPanel course_id=session.course_id.get_value()/>
+                    }
+                    .into_any(),
+                }}
                 <div class="stage-shell" node_ref=stage_ref>
                     <div class="stage-frame" data-testid="stage" data-state=move || format!("{:?}", state.get()).to_lowercase()>
                         {move || {
@@ -93,13 +107,13 @@ fn Classroom(course: Course, reload: RwSignal<u32>) -> impl IntoView {
                             }
                         }}
                         <DiscussionCard session=session talk=talk/>
-                        <CourseEnd session=session/>
+                        <CourseEnd session=session library=host.is_none()/>
                     </div>
                     <CaptionBar session=session/>
                 </div>
                 <ControlBar session=session stage_ref=stage_ref/>
                 <Roundtable session=session/>
-                <ask::AskTheClass talk=talk/>
+                {host.is_none().then(|| view! { <ask::AskTheClass talk=talk/> })}
                 <Notices session=session/>
             </section>
         </div>
@@ -287,7 +301,7 @@ fn DiscussionCard(session: Session, talk: Conversation) -> impl IntoView {
 }
 
 #[component]
-fn CourseEnd(session: Session) -> impl IntoView {
+fn CourseEnd(session: Session, library: bool) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let ended = Memo::new(move |_| stage.with(|s| s.state == PlayState::Ended));
@@ -299,7 +313,7 @@ fn CourseEnd(session: Session) -> impl IntoView {
                 <p>{t!(i18n, course_complete_body)}</p>
                 <div class="overlay-actions">
                     <button class="secondary" on:click=move |_| session.send(Command::SeekScene { scene: 0, ms: 0.0 })>{t!(i18n, start_again)}</button>
-                    <a href="/" class="button">{t!(i18n, back_to_library)}</a>
+                    {library.then(|| view! { <a href="/" class="button">{t!(i18n, back_to_library)}</a> })}
                 </div>
             </div>
         </Show>

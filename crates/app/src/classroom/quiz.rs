@@ -80,6 +80,15 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                 .fold((0, 0), |(e, p), g| (e + g.earned, p + g.possible))
         })
     };
+    // The score as it stands after a check (grades may still arrive), for an embedding page.
+    Effect::new(move || {
+        if checked.get() {
+            let (earned, possible) = score();
+            session
+                .quiz_result
+                .set(Some((scene_index, earned, possible)));
+        }
+    });
     let all_answered = move || {
         questions.with_value(|qs| answers.with(|a| qs.iter().all(|q| a.contains_key(q.id()))))
     };

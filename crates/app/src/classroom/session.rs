@@ -37,6 +37,8 @@ pub struct Session {
     /// Whether the subtitle bar is shown (key C).
     pub captions_visible: RwSignal<bool>,
     pub course_id: StoredValue<String>,
+    /// The latest quiz check: (scene, points earned, points possible).
+    pub quiz_result: RwSignal<Option<(usize, u32, u32)>>,
 }
 
 impl Session {
@@ -67,6 +69,7 @@ impl Session {
             speed: RwSignal::new(speed),
             captions_visible: RwSignal::new(true),
             course_id: StoredValue::new(course_id),
+            quiz_result: RwSignal::new(None),
         }
     }
 

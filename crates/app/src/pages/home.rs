@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::files::ImportButton;
 use crate::i18n::*;
 use crate::library::{load_library, CourseSummary};
 use crate::samples::{sample_index, SampleEntry};
@@ -235,7 +236,10 @@ fn Library() -> impl IntoView {
     let courses = LocalResource::new(load_library);
     view! {
         <section class="library" aria-labelledby="library-title">
-            <h2 id="library-title">{t!(i18n, library_title)}</h2>
+            <div class="library-head">
+                <h2 id="library-title">{t!(i18n, library_title)}</h2>
+                <ImportButton on_imported=move || courses.refetch()/>
+            </div>
             <Suspense fallback=move || view! { <p class="muted">{t!(i18n, library_loading)}</p> }>
                 {move || Suspend::new(async move {
                     match courses.await {
