@@ -5,6 +5,7 @@
 //! Pure code over bytes and strings: it must never depend on a browser type, a file system, the
 //! network or an async runtime. Zip writing and the other export formats come later, here.
 
+pub mod maic;
 pub mod zip;
 
 use std::collections::HashSet;
