@@ -82,7 +82,9 @@ pub enum MaicError {
     BadManifest { path: String, problem: String },
     #[error("This classroom was exported by a newer OpenMAIC (archive format {found}); Aula reads format {supported}. Update Aula, or export the classroom from an OpenMAIC that writes format {supported}.")]
     NewerFormat { found: u64, supported: u64 },
-    #[error("manifest.json: `{path}` names an unsafe file path, so nothing was imported: {source}")]
+    #[error(
+        "manifest.json: `{path}` names an unsafe file path, so nothing was imported: {source}"
+    )]
     UnsafePath {
         path: String,
         source: EntryPathError,

@@ -333,7 +333,8 @@ fn from_native(o: &Obj, resolve: &mut dyn Resolve, notes: &mut Notes) -> Option<
             width: need!(num("width"), "width"),
             height: need!(num("height"), "height"),
             data: need!(
-                o.get("data").and_then(|d| serde_json::from_value(d.clone()).ok()),
+                o.get("data")
+                    .and_then(|d| serde_json::from_value(d.clone()).ok()),
                 "data (labels and series)"
             ),
             theme_colors: get_array(o, "themeColors")

@@ -1,10 +1,10 @@
 //! Scenes and their contents: slide canvases, quizzes, interactive pages and projects.
 
-use aula_course::scene::{
-    Interactive, MultipleChoice, ProjectAgent, ProjectBriefing, ProjectConfig, ProjectIssue,
-    Quiz, QuizOption, QuizQuestion, ShortAnswer, SingleChoice, Slide,
-};
 use aula_course::limits::MAX_QUESTION_POINTS;
+use aula_course::scene::{
+    Interactive, MultipleChoice, ProjectAgent, ProjectBriefing, ProjectConfig, ProjectIssue, Quiz,
+    QuizOption, QuizQuestion, ShortAnswer, SingleChoice, Slide,
+};
 use aula_course::{Action, Scene, SceneContent, WidgetKind};
 use serde_json::{json, Value};
 
@@ -60,9 +60,16 @@ pub(super) fn scene_to_archive(
                 .questions
                 .iter()
                 .map(|q| {
-                    let (native, kept) = with_original(question_to_native(q), q, |native, notes| {
-                        question_from_native(native, &mut Notes { at: String::new(), out: notes })
-                    });
+                    let (native, kept) =
+                        with_original(question_to_native(q), q, |native, notes| {
+                            question_from_native(
+                                native,
+                                &mut Notes {
+                                    at: String::new(),
+                                    out: notes,
+                                },
+                            )
+                        });
                     if kept {
                         note(format!("question \"{}\"", q.id()));
                     }
@@ -79,10 +86,20 @@ pub(super) fn scene_to_archive(
             content
         }
         SceneContent::Pbl(project) => {
-            let (native, kept) =
-                with_original(project_to_native(project, &scene.title), project, |native, notes| {
-                    project_from_native(native, &scene.title, &mut Notes { at: String::new(), out: notes })
-                });
+            let (native, kept) = with_original(
+                project_to_native(project, &scene.title),
+                project,
+                |native, notes| {
+                    project_from_native(
+                        native,
+                        &scene.title,
+                        &mut Notes {
+                            at: String::new(),
+                            out: notes,
+                        },
+                    )
+                },
+            );
             if kept {
                 note("the project's objectives or background".into());
             }
@@ -122,7 +139,9 @@ pub(super) fn scene_from_archive(
         notes.add("the scene has no content");
         return None;
     };
-    let kind = get_str(content, "type").or_else(|| get_str(o, "type")).unwrap_or("");
+    let kind = get_str(content, "type")
+        .or_else(|| get_str(o, "type"))
+        .unwrap_or("");
     let content = match kind {
         "slide" => SceneContent::Slide(slide_from_native(content, resolve, notes)?),
         "quiz" => {
@@ -154,12 +173,15 @@ pub(super) fn scene_from_archive(
             SceneContent::Interactive(Interactive { html, widget })
         }
         "pbl" => {
-            let project = trusted_original(content, |p: &ProjectBriefing| project_to_native(p, title))
-                .or_else(|| project_from_native(content, title, notes))?;
+            let project =
+                trusted_original(content, |p: &ProjectBriefing| project_to_native(p, title))
+                    .or_else(|| project_from_native(content, title, notes))?;
             SceneContent::Pbl(project)
         }
         other => {
-            notes.add(format!("a scene of type `{other}` (Aula has slide, quiz, interactive and pbl scenes)"));
+            notes.add(format!(
+                "a scene of type `{other}` (Aula has slide, quiz, interactive and pbl scenes)"
+            ));
             return None;
         }
     };
@@ -167,7 +189,9 @@ pub(super) fn scene_from_archive(
         w.as_object()
             .is_some_and(|w| !get_array(w, "elements").is_empty())
     }) {
-        notes.add("the whiteboard pages saved with the scene (Aula's whiteboard is drawn by actions)");
+        notes.add(
+            "the whiteboard pages saved with the scene (Aula's whiteboard is drawn by actions)",
+        );
     }
     if get_obj(o, "multiAgent").is_some_and(|m| get_bool(m, "enabled")) {
         notes.add("its own choice of agents and director prompt (Aula uses the whole class in every scene)");
@@ -185,7 +209,9 @@ fn slide_from_native(content: &Obj, resolve: &mut dyn Resolve, notes: &mut Notes
         notes.add("a slide without its canvas");
         return None;
     };
-    let size = get_f64(canvas, "viewportSize").filter(|s| *s > 0.0).unwrap_or(1000.0);
+    let size = get_f64(canvas, "viewportSize")
+        .filter(|s| *s > 0.0)
+        .unwrap_or(1000.0);
     let ratio = get_f64(canvas, "viewportRatio").unwrap_or(0.5625);
     if (ratio - 0.5625).abs() > 0.001 {
         notes.add(format!(
@@ -211,18 +237,23 @@ fn slide_from_native(content: &Obj, resolve: &mut dyn Resolve, notes: &mut Notes
         },
         None => get_obj(canvas, "theme")
             .and_then(|t| get_str(t, "backgroundColor"))
-            .filter(|c| !matches!(c.to_ascii_lowercase().as_str(), "#ffffff" | "#fff" | "white"))
+            .filter(|c| {
+                !matches!(
+                    c.to_ascii_lowercase().as_str(),
+                    "#ffffff" | "#fff" | "white"
+                )
+            })
             .map(str::to_string),
     }
     .filter(|c| aula_course::is_color(c));
-    if !get_array(canvas, "animations").is_empty() {
-        notes.add("the slide's element animations (Aula shows every element at once)");
-    }
     let elements = get_array(canvas, "elements")
         .iter()
         .filter_map(Value::as_object)
         .filter_map(|e| element_from_archive(e, resolve, notes, 1000.0 / size))
         .collect();
+    if !get_array(canvas, "animations").is_empty() {
+        notes.add("the slide's element animations (Aula shows every element at once)");
+    }
     Some(Slide {
         background,
         elements,
@@ -276,12 +307,20 @@ fn question_from_native(o: &Obj, notes: &mut Notes) -> Option<QuizQuestion> {
         .map(|(i, option)| {
             let letter = letters.get(i..=i).unwrap_or("X").to_string();
             match option {
-                Value::String(text) => QuizOption { id: letter, text: text.clone() },
+                Value::String(text) => QuizOption {
+                    id: letter,
+                    text: text.clone(),
+                },
                 Value::Object(op) => QuizOption {
-                    id: get_str(op, "value").filter(|v| !v.is_empty()).map_or(letter, str::to_string),
+                    id: get_str(op, "value")
+                        .filter(|v| !v.is_empty())
+                        .map_or(letter, str::to_string),
                     text: str_or_empty(op, "label"),
                 },
-                other => QuizOption { id: letter, text: other.to_string() },
+                other => QuizOption {
+                    id: letter,
+                    text: other.to_string(),
+                },
             }
         })
         .collect();
@@ -296,7 +335,9 @@ fn question_from_native(o: &Obj, notes: &mut Notes) -> Option<QuizQuestion> {
         Some(Value::String(one)) if !one.is_empty() => vec![one.clone()],
         _ => Vec::new(),
     };
-    let explanation = get_str(o, "analysis").filter(|a| !a.is_empty()).map(str::to_string);
+    let explanation = get_str(o, "analysis")
+        .filter(|a| !a.is_empty())
+        .map(str::to_string);
     let raw_points = get_f64(o, "points").unwrap_or(1.0).max(0.0);
     let points = raw_points.round().min(f64::from(MAX_QUESTION_POINTS)) as u32;
     if f64::from(points) != raw_points {
@@ -305,7 +346,9 @@ fn question_from_native(o: &Obj, notes: &mut Notes) -> Option<QuizQuestion> {
     let kind = get_str(o, "type").unwrap_or("single");
     let quiz_question = match kind {
         "single" | "multiple" if answers.is_empty() => {
-            notes.add(format!("{what}: it has no right answer, so Aula cannot grade it"));
+            notes.add(format!(
+                "{what}: it has no right answer, so Aula cannot grade it"
+            ));
             return None;
         }
         "single" if answers.len() == 1 => QuizQuestion::Single(SingleChoice {
@@ -330,12 +373,16 @@ fn question_from_native(o: &Obj, notes: &mut Notes) -> Option<QuizQuestion> {
                 rubric.map(str::to_string).or_else(|| explanation.clone())
             } else {
                 if rubric.is_some() {
-                    notes.add(format!("{what}: its grading rubric (Aula grades against the model answer)"));
+                    notes.add(format!(
+                        "{what}: its grading rubric (Aula grades against the model answer)"
+                    ));
                 }
                 Some(answers.join("; "))
             };
             let Some(reference_answer) = reference else {
-                notes.add(format!("{what}: a written answer with no model answer or rubric to grade it against"));
+                notes.add(format!(
+                    "{what}: a written answer with no model answer or rubric to grade it against"
+                ));
                 return None;
             };
             QuizQuestion::Short(ShortAnswer {
@@ -347,7 +394,9 @@ fn question_from_native(o: &Obj, notes: &mut Notes) -> Option<QuizQuestion> {
             })
         }
         other => {
-            notes.add(format!("{what}: a `{other}` question (Aula has single, multiple and short answers)"));
+            notes.add(format!(
+                "{what}: a `{other}` question (Aula has single, multiple and short answers)"
+            ));
             return None;
         }
     };
@@ -428,7 +477,9 @@ fn project_from_native(o: &Obj, scene_title: &str, notes: &mut Notes) -> Option<
     };
     let info = get_obj(config, "projectInfo");
     let title = info.map(|i| str_or_empty(i, "title")).unwrap_or_default();
-    let description = info.map(|i| str_or_empty(i, "description")).unwrap_or_default();
+    let description = info
+        .map(|i| str_or_empty(i, "description"))
+        .unwrap_or_default();
     let briefing = if description.trim().is_empty() {
         title.clone()
     } else {
@@ -465,16 +516,20 @@ fn project_from_native(o: &Obj, scene_title: &str, notes: &mut Notes) -> Option<
     let native_issues = board.map(|b| get_array(b, "issues")).unwrap_or_default();
     if native_issues.iter().filter_map(Value::as_object).any(|i| {
         !get_str(i, "notes").unwrap_or_default().is_empty()
-            || !get_str(i, "generated_questions").unwrap_or_default().is_empty()
+            || !get_str(i, "generated_questions")
+                .unwrap_or_default()
+                .is_empty()
     }) {
-        notes.add("the issues' notes and generated guiding questions (Aula's project asks its own)");
+        notes
+            .add("the issues' notes and generated guiding questions (Aula's project asks its own)");
     }
     if get_obj(config, "chat").is_some_and(|c| !get_array(c, "messages").is_empty()) {
         notes.add("the project chat's opening messages (Aula's project starts its own chat)");
     }
     let project = if agents.is_empty() {
         if !issues.is_empty() {
-            notes.add("the project's issue board, which has no team to own it (kept as a briefing)");
+            notes
+                .add("the project's issue board, which has no team to own it (kept as a briefing)");
         }
         if !title.is_empty() && title != scene_title && title != briefing {
             notes.add(format!("the project's title \"{title}\""));
@@ -492,7 +547,11 @@ fn project_from_native(o: &Obj, scene_title: &str, notes: &mut Notes) -> Option<
             }
         }
         Some(ProjectConfig {
-            title: if title.is_empty() { scene_title.to_string() } else { title },
+            title: if title.is_empty() {
+                scene_title.to_string()
+            } else {
+                title
+            },
             description: String::new(),
             agents,
             issues,

@@ -142,9 +142,17 @@ fn to_native(element: &SlideElement, links: &Links) -> Obj {
     match element {
         SlideElement::Text(e) => {
             o = base(&e.id, e.left, e.top, e.width, e.height);
-            put(&mut o, "content", json!(text_html(&e.markdown, e.font_size, e.align)));
+            put(
+                &mut o,
+                "content",
+                json!(text_html(&e.markdown, e.font_size, e.align)),
+            );
             put(&mut o, "defaultFontName", json!(FONT_NAME));
-            put(&mut o, "defaultColor", json!(e.color.clone().unwrap_or_else(defaults::ink)));
+            put(
+                &mut o,
+                "defaultColor",
+                json!(e.color.clone().unwrap_or_else(defaults::ink)),
+            );
         }
         SlideElement::Image(e) => {
             o = base(&e.id, e.left, e.top, e.width, e.height);
@@ -196,7 +204,11 @@ fn to_native(element: &SlideElement, links: &Links) -> Obj {
             put(&mut o, "left", json!(left));
             put(&mut o, "top", json!(top));
             put(&mut o, "width", json!(e.width));
-            put(&mut o, "start", json!([e.start[0] - left, e.start[1] - top]));
+            put(
+                &mut o,
+                "start",
+                json!([e.start[0] - left, e.start[1] - top]),
+            );
             put(&mut o, "end", json!([e.end[0] - left, e.end[1] - top]));
             put(&mut o, "style", json!(line_style_name(e.style)));
             put(&mut o, "color", json!(e.color));
@@ -216,9 +228,17 @@ fn to_native(element: &SlideElement, links: &Links) -> Obj {
         SlideElement::Table(e) => {
             o = base(&e.id, e.left, e.top, e.width, e.height);
             let columns = e.rows.first().map_or(0, Vec::len).max(1);
-            put(&mut o, "colWidths", json!(vec![1.0 / columns as f64; columns]));
+            put(
+                &mut o,
+                "colWidths",
+                json!(vec![1.0 / columns as f64; columns]),
+            );
             put(&mut o, "cellMinHeight", json!(36));
-            put(&mut o, "outline", json!({"width": 2, "style": "solid", "color": "#eeece1"}));
+            put(
+                &mut o,
+                "outline",
+                json!({"width": 2, "style": "solid", "color": "#eeece1"}),
+            );
             put(
                 &mut o,
                 "theme",
@@ -310,7 +330,9 @@ fn from_native(
     let n = |key: &str| get_f64(o, key).unwrap_or(0.0) * scale;
     let (left, top, width, height) = (n("left"), n("top"), n("width"), n("height"));
     if let Some(rotate) = get_f64(o, "rotate").filter(|r| *r % 360.0 != 0.0) {
-        notes.add(format!("{what} is shown unrotated (Aula does not rotate elements; it was turned {rotate}°)"));
+        notes.add(format!(
+            "{what} is shown unrotated (Aula does not rotate elements; it was turned {rotate}°)"
+        ));
     }
     if get_obj(o, "link").is_some() {
         notes.add(format!("{what}: its link (Aula elements do not link)"));
@@ -352,8 +374,14 @@ fn from_native(
                     return None;
                 }
             };
-            if o.contains_key("clip") || o.contains_key("filters") || get_bool(o, "flipH") || get_bool(o, "flipV") {
-                notes.add(format!("{what}: its crop, filters or flip (shown as the plain picture)"));
+            if o.contains_key("clip")
+                || o.contains_key("filters")
+                || get_bool(o, "flipH")
+                || get_bool(o, "flipV")
+            {
+                notes.add(format!(
+                    "{what}: its crop, filters or flip (shown as the plain picture)"
+                ));
             }
             SlideElement::Image(ImageElement {
                 id,
@@ -375,7 +403,9 @@ fn from_native(
                 if first.is_some() {
                     fill = first;
                 }
-                notes.add(format!("{what}: its gradient fill (filled with its first colour)"));
+                notes.add(format!(
+                    "{what}: its gradient fill (filled with its first colour)"
+                ));
             }
             let text = get_obj(o, "text")
                 .map(|t| html_to_plain(get_str(t, "content").unwrap_or_default()))
@@ -418,7 +448,10 @@ fn from_native(
             let point = |key: &str| -> [f64; 2] {
                 let xy = get_array(o, key);
                 let at = |i: usize| xy.get(i).and_then(Value::as_f64).unwrap_or(0.0);
-                [(get_f64(o, "left").unwrap_or(0.0) + at(0)) * scale, (get_f64(o, "top").unwrap_or(0.0) + at(1)) * scale]
+                [
+                    (get_f64(o, "left").unwrap_or(0.0) + at(0)) * scale,
+                    (get_f64(o, "top").unwrap_or(0.0) + at(1)) * scale,
+                ]
             };
             let style = match get_str(o, "style") {
                 Some("dashed") => LineStyle::Dashed,
@@ -437,7 +470,10 @@ fn from_native(
                 }
                 _ => LineEnd::Plain,
             });
-            if ["broken", "broken2", "curve", "cubic"].iter().any(|k| o.contains_key(*k)) {
+            if ["broken", "broken2", "curve", "cubic"]
+                .iter()
+                .any(|k| o.contains_key(*k))
+            {
                 notes.add(format!("{what}: its bend, drawn straight"));
             }
             SlideElement::Line(LineElement {
@@ -520,7 +556,9 @@ fn from_native(
                             .map(html_to_plain)
                             .unwrap_or_default();
                         let span = |key| {
-                            cell.and_then(|c| get_f64(c, key)).unwrap_or(1.0).clamp(1.0, 20.0) as usize
+                            cell.and_then(|c| get_f64(c, key))
+                                .unwrap_or(1.0)
+                                .clamp(1.0, 20.0) as usize
                         };
                         merged |= span("colspan") > 1 || span("rowspan") > 1;
                         cells.push(text);
@@ -586,7 +624,9 @@ fn from_native(
             return None;
         }
         other => {
-            notes.add(format!("a slide element of type `{other}` (Aula has no such element)"));
+            notes.add(format!(
+                "a slide element of type `{other}` (Aula has no such element)"
+            ));
             return None;
         }
     };
@@ -607,7 +647,10 @@ fn shape_kind(o: &Obj, what: &str, notes: &mut Notes) -> ShapeKind {
     }
     let commands: Vec<char> = path.chars().filter(char::is_ascii_alphabetic).collect();
     let arcs = commands.iter().filter(|c| matches!(c, 'A' | 'a')).count();
-    let corners = commands.iter().filter(|c| matches!(c, 'M' | 'L' | 'm' | 'l')).count();
+    let corners = commands
+        .iter()
+        .filter(|c| matches!(c, 'M' | 'L' | 'm' | 'l'))
+        .count();
     if arcs >= 2 && corners <= 1 {
         ShapeKind::Ellipse
     } else if arcs == 0 && corners == 3 && commands.len() <= 4 {

@@ -23,7 +23,9 @@ use crate::zip::{read_zip, ZipLimits};
 use crate::{validate_entry_path, COURSE_PATH, MANIFEST_PATH};
 
 /// Agent colours for agents whose own colour Aula cannot use.
-const PALETTE: [&str; 6] = ["#2563eb", "#db2777", "#d97706", "#0891b2", "#16a34a", "#7c3aed"];
+const PALETTE: [&str; 6] = [
+    "#2563eb", "#db2777", "#d97706", "#0891b2", "#16a34a", "#7c3aed",
+];
 
 /// Reads an OpenMAIC classroom archive into a new course with the id `course_id`. Scenes and
 /// agents get new ids; actions, elements and questions keep theirs where Aula can. Whatever
@@ -73,7 +75,8 @@ pub fn import_maic(
             supported: MAIC_FORMAT_VERSION,
         });
     }
-    let stage = get_obj(manifest, "stage").ok_or_else(|| bad("stage", "is missing or not an object"))?;
+    let stage =
+        get_obj(manifest, "stage").ok_or_else(|| bad("stage", "is missing or not an object"))?;
     let scenes = manifest
         .get("scenes")
         .and_then(Value::as_array)
@@ -95,7 +98,11 @@ pub fn import_maic(
         .map(str::trim)
         .filter(|t| !t.is_empty())
         .map_or_else(|| "Imported classroom".to_string(), |t| clip(t, 200));
-    let agents = read_agents(get_array(manifest, "agents"), &mut media.links, &mut dropped);
+    let agents = read_agents(
+        get_array(manifest, "agents"),
+        &mut media.links,
+        &mut dropped,
+    );
 
     // Scenes play in `order`; ties and gaps keep the manifest's order.
     let mut ordered: Vec<(usize, &Obj)> = scenes
@@ -136,7 +143,8 @@ pub fn import_maic(
     give_unique_ids(&mut course_scenes);
 
     let created_at = get_f64(stage, "createdAt").map_or(0, |t| t.max(0.0) as u64);
-    let updated_at = get_f64(stage, "updatedAt").map_or(created_at, |t| (t.max(0.0) as u64).max(created_at));
+    let updated_at =
+        get_f64(stage, "updatedAt").map_or(created_at, |t| (t.max(0.0) as u64).max(created_at));
     let directive = get_str(stage, "language").filter(|d| !d.trim().is_empty());
     let language = directive
         .and_then(language_of_directive)
@@ -202,7 +210,11 @@ fn check_paths(media_index: &Obj, scenes: &[Value]) -> Result<(), MaicError> {
     let unsafe_path = |path: String, e| MaicError::UnsafePath { path, source: e };
     for (path, entry) in media_index {
         validate_entry_path(path).map_err(|e| unsafe_path(format!("mediaIndex[\"{path}\"]"), e))?;
-        if let Some(aula) = entry.get(AULA_KEY).and_then(|a| a.get("path")).and_then(Value::as_str) {
+        if let Some(aula) = entry
+            .get(AULA_KEY)
+            .and_then(|a| a.get("path"))
+            .and_then(Value::as_str)
+        {
             validate_entry_path(aula)
                 .map_err(|e| unsafe_path(format!("mediaIndex[\"{path}\"].aula.path"), e))?;
         }
@@ -223,14 +235,21 @@ fn clip(text: &str, max_chars: usize) -> String {
     text.chars().take(max_chars).collect()
 }
 
-fn read_agents(native: &[Value], links: &mut Links, dropped: &mut Vec<String>) -> Vec<AgentProfile> {
+fn read_agents(
+    native: &[Value],
+    links: &mut Links,
+    dropped: &mut Vec<String>,
+) -> Vec<AgentProfile> {
     let mut notes = Notes {
         at: "Agents".into(),
         out: dropped,
     };
     let limit = aula_course::limits::MAX_AGENTS;
     if native.len() > limit {
-        notes.add(format!("{} agents beyond the first {limit} (Aula seats at most {limit})", native.len() - limit));
+        notes.add(format!(
+            "{} agents beyond the first {limit} (Aula seats at most {limit})",
+            native.len() - limit
+        ));
     }
     let mut agents: Vec<(Option<String>, AgentProfile)> = Vec::new();
     for (i, value) in native.iter().take(limit).enumerate() {
@@ -254,7 +273,9 @@ fn read_agents(native: &[Value], links: &mut Links, dropped: &mut Vec<String>) -
         };
         let persona = str_or_empty(a, "persona");
         if persona.chars().count() > 2_000 {
-            notes.add(format!("{name}'s persona beyond its first 2,000 characters"));
+            notes.add(format!(
+                "{name}'s persona beyond its first 2,000 characters"
+            ));
         }
         let color = get_str(a, "color")
             .and_then(hex_color)
@@ -303,18 +324,28 @@ fn read_agents(native: &[Value], links: &mut Links, dropped: &mut Vec<String>) -
     let teachers: Vec<usize> = (0..agents.len())
         .filter(|&i| agents[i].1.role == AgentRole::Teacher)
         .collect();
-    let candidates = if teachers.is_empty() { (0..agents.len()).collect() } else { teachers.clone() };
+    let candidates = if teachers.is_empty() {
+        (0..agents.len()).collect()
+    } else {
+        teachers.clone()
+    };
     let lead = candidates
         .iter()
         .copied()
         .max_by_key(|&i| (agents[i].1.priority, std::cmp::Reverse(i)))
         .unwrap_or(0);
     if teachers.is_empty() {
-        notes.add(format!("no agent was the teacher, so {} leads the class", agents[lead].1.name));
+        notes.add(format!(
+            "no agent was the teacher, so {} leads the class",
+            agents[lead].1.name
+        ));
     }
     for &i in &teachers {
         if i != lead {
-            notes.add(format!("{} was a second teacher and assists instead", agents[i].1.name));
+            notes.add(format!(
+                "{} was a second teacher and assists instead",
+                agents[i].1.name
+            ));
         }
     }
     let mut counts: HashMap<AgentRole, usize> = HashMap::new();
@@ -372,7 +403,11 @@ fn hex_color(color: &str) -> Option<String> {
         6 => Some(format!("#{}", digits.to_ascii_lowercase())),
         3 => Some(format!(
             "#{}",
-            digits.chars().flat_map(|c| [c, c]).collect::<String>().to_ascii_lowercase()
+            digits
+                .chars()
+                .flat_map(|c| [c, c])
+                .collect::<String>()
+                .to_ascii_lowercase()
         )),
         _ => None,
     }
@@ -513,7 +548,11 @@ fn removal_for(issue: &ValidationIssue) -> Option<Removal> {
 
 /// Removes what keeps the course from validating (an action aimed at a missing element, an
 /// empty quiz, …), listing each removal, until it validates.
-fn repair(course: &mut Course, labels: &mut Vec<String>, dropped: &mut Vec<String>) -> Result<(), MaicError> {
+fn repair(
+    course: &mut Course,
+    labels: &mut Vec<String>,
+    dropped: &mut Vec<String>,
+) -> Result<(), MaicError> {
     // Each round removes at least one thing; a removal can only surface problems in what
     // pointed at it, so a few rounds always suffice.
     for _ in 0..8 {
@@ -540,7 +579,9 @@ fn repair(course: &mut Course, labels: &mut Vec<String>, dropped: &mut Vec<Strin
             match *removal {
                 Removal::Part(s, _, _) if doomed.contains(&s) => {}
                 Removal::Part(s, part, k) => {
-                    let Some(scene) = course.scenes.get_mut(s) else { continue };
+                    let Some(scene) = course.scenes.get_mut(s) else {
+                        continue;
+                    };
                     let what = match (part, &mut scene.content) {
                         (Part::Action, _) if k < scene.actions.len() => {
                             let action = scene.actions.remove(k);
@@ -562,7 +603,10 @@ fn repair(course: &mut Course, labels: &mut Vec<String>, dropped: &mut Vec<Strin
                     if s < course.scenes.len() {
                         course.scenes.remove(s);
                         let label = labels.remove(s);
-                        dropped.push(format!("{label}: the whole scene was left out ({})", issue.problem));
+                        dropped.push(format!(
+                            "{label}: the whole scene was left out ({})",
+                            issue.problem
+                        ));
                     }
                 }
             }
@@ -623,11 +667,15 @@ impl<'a> ArchiveMedia<'a> {
             carried: BTreeMap::new(),
         };
         for path in files.keys() {
-            let Some(name) = path.strip_prefix("media/") else { continue };
+            let Some(name) = path.strip_prefix("media/") else {
+                continue;
+            };
             if let Some((placeholder, _)) = name.split_once(".poster.") {
                 media.posters.insert(placeholder.to_string(), path.clone());
             } else if let Some((placeholder, _)) = name.rsplit_once('.') {
-                media.generated.insert(placeholder.to_string(), path.clone());
+                media
+                    .generated
+                    .insert(placeholder.to_string(), path.clone());
             }
         }
         for (zip_path, entry) in index {
@@ -645,14 +693,20 @@ impl<'a> ArchiveMedia<'a> {
             let native = match zip_path.strip_prefix("media/") {
                 Some(name) => match name.split_once(".poster.") {
                     Some((placeholder, _)) => {
-                        media.links.aula_path.insert(poster_key(placeholder), bundle.clone());
+                        media
+                            .links
+                            .aula_path
+                            .insert(poster_key(placeholder), bundle.clone());
                         zip_path.clone()
                     }
                     None => name.rsplit_once('.').map_or(name, |(p, _)| p).to_string(),
                 },
                 None => zip_path.clone(),
             };
-            media.links.native_ref.insert(bundle.clone(), native.clone());
+            media
+                .links
+                .native_ref
+                .insert(bundle.clone(), native.clone());
             media.links.aula_path.insert(native, bundle.clone());
             media.bundle_path.insert(zip_path.clone(), bundle);
         }
@@ -680,7 +734,13 @@ impl Resolve for ArchiveMedia<'_> {
             let (mime, bytes) = data_url(src).ok_or("its embedded picture cannot be decoded")?;
             let stem: String = element_id
                 .chars()
-                .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .take(60)
                 .collect();
             let mut path = format!("media/{stem}.{}", extension_of_mime(&mime));
@@ -695,14 +755,17 @@ impl Resolve for ArchiveMedia<'_> {
         if src.starts_with("blob:") {
             return Err("its address was valid only in the browser session that made it".into());
         }
-        if self.files.contains_key(src) && validate_entry_path(src).is_ok() && src != MANIFEST_PATH {
+        if self.files.contains_key(src) && validate_entry_path(src).is_ok() && src != MANIFEST_PATH
+        {
             return self.carry(src).ok_or_else(|| "its file is missing".into());
         }
         if !src.contains('/') && !src.contains(':') {
             let Some(zip_path) = self.generated.get(src).cloned() else {
                 return Err("its generated picture or video is not in the archive".into());
             };
-            return self.carry(&zip_path).ok_or_else(|| "its file is missing".into());
+            return self
+                .carry(&zip_path)
+                .ok_or_else(|| "its file is missing".into());
         }
         if src.chars().count() > aula_course::limits::MAX_URL_CHARS {
             return Err("its address is longer than Aula accepts".into());
@@ -726,4 +789,3 @@ impl Resolve for ArchiveMedia<'_> {
         &self.links
     }
 }
-

@@ -26,6 +26,32 @@ pub(super) fn html_to_markdown(html: &str) -> String {
                 }
             }
             Token::Tag { name, closing } => {
+                let inline = matches!(
+                    name.as_str(),
+                    "strong"
+                        | "b"
+                        | "em"
+                        | "i"
+                        | "s"
+                        | "del"
+                        | "strike"
+                        | "code"
+                        | "span"
+                        | "u"
+                        | "sub"
+                        | "sup"
+                        | "a"
+                );
+                // A space before an opening mark goes outside it: `a <em>b` is `a *b`.
+                if inline
+                    && !closing
+                    && pending_space
+                    && !out.is_empty()
+                    && !out.ends_with(['\n', ' '])
+                {
+                    out.push(' ');
+                    pending_space = false;
+                }
                 match (name.as_str(), closing) {
                     ("p" | "div", _) => block_break(&mut out, lists.is_empty()),
                     ("h1" | "h2" | "h3" | "h4" | "h5" | "h6", false) => {
@@ -67,7 +93,9 @@ pub(super) fn html_to_markdown(html: &str) -> String {
                     }
                     _ => {}
                 }
-                pending_space = false;
+                if !inline {
+                    pending_space = false;
+                }
             }
         }
     }
@@ -90,7 +118,10 @@ pub(super) fn html_to_plain(html: &str) -> String {
                 }
             }
             Token::Tag { name, .. } => {
-                if matches!(name.as_str(), "p" | "div" | "br" | "li" | "h1" | "h2" | "h3") {
+                if matches!(
+                    name.as_str(),
+                    "p" | "div" | "br" | "li" | "h1" | "h2" | "h3"
+                ) {
                     out.push('\n');
                 }
             }
@@ -118,7 +149,9 @@ pub(super) fn style_value<'a>(html: &'a str, name: &str) -> Option<&'a str> {
         let at = from + found;
         from = at + name.len();
         // `font-size` inside `x-font-size` is not it.
-        if at > 0 && lower.as_bytes()[at - 1].is_ascii_alphanumeric() | (lower.as_bytes()[at - 1] == b'-') {
+        if at > 0
+            && lower.as_bytes()[at - 1].is_ascii_alphanumeric() | (lower.as_bytes()[at - 1] == b'-')
+        {
             continue;
         }
         let rest = html[from..].trim_start();
@@ -357,7 +390,11 @@ pub(super) fn iso_time(unix_ms: u64) -> String {
     let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
     let month_index = (5 * day_of_year + 2) / 153;
     let day = day_of_year - (153 * month_index + 2) / 5 + 1;
-    let month = if month_index < 10 { month_index + 3 } else { month_index - 9 };
+    let month = if month_index < 10 {
+        month_index + 3
+    } else {
+        month_index - 9
+    };
     let year = year_of_era + era * 400 + i64::from(month <= 2);
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
@@ -372,8 +409,16 @@ pub(super) fn iso_time(unix_ms: u64) -> String {
 /// directive written by someone else.
 const LANGUAGES: &[(&str, &str, &[&str])] = &[
     ("en", "English", &["english", "英语", "英文"]),
-    ("zh-CN", "Simplified Chinese", &["chinese", "中文", "汉语", "普通话"]),
-    ("zh-TW", "Traditional Chinese", &["traditional chinese", "繁體"]),
+    (
+        "zh-CN",
+        "Simplified Chinese",
+        &["chinese", "中文", "汉语", "普通话"],
+    ),
+    (
+        "zh-TW",
+        "Traditional Chinese",
+        &["traditional chinese", "繁體"],
+    ),
     ("es", "Spanish", &["spanish", "español"]),
     ("fr", "French", &["french", "français"]),
     ("de", "German", &["german", "deutsch"]),
@@ -387,7 +432,10 @@ const LANGUAGES: &[(&str, &str, &[&str])] = &[
 
 /// The language directive Aula writes for a course language.
 pub(super) fn directive_for(tag: &str) -> String {
-    match LANGUAGES.iter().find(|(t, _, _)| t.eq_ignore_ascii_case(tag)) {
+    match LANGUAGES
+        .iter()
+        .find(|(t, _, _)| t.eq_ignore_ascii_case(tag))
+    {
         Some((_, name, _)) => format!("Teach in {name} ({tag})."),
         None => format!("Teach in the language with the tag {tag}."),
     }
@@ -465,7 +513,10 @@ mod tests {
     #[test]
     fn directives_name_their_language() {
         for tag in ["en", "zh-CN", "x-klingon"] {
-            assert_eq!(language_of_directive(&directive_for(tag)).as_deref(), Some(tag));
+            assert_eq!(
+                language_of_directive(&directive_for(tag)).as_deref(),
+                Some(tag)
+            );
         }
         assert_eq!(
             language_of_directive("请用中文授课，专业术语保留英文。").as_deref(),

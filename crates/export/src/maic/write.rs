@@ -42,7 +42,8 @@ pub fn export_maic(
             for element in &slide.elements {
                 match element {
                     SlideElement::Image(e) => {
-                        if !plan.slide_media(&e.src, "gen_img_", &supplied)? {
+                        let planned = plan.slide_media(&e.src, "gen_img_", &supplied)?;
+                        if !planned {
                             missing(format!("image element \"{}\"", e.id), &e.src);
                         }
                     }
@@ -52,7 +53,10 @@ pub fn export_maic(
                         }
                         if let Some(poster) = &e.poster {
                             if !plan.poster(poster, &e.src, &supplied)? {
-                                missing(format!("the poster of video element \"{}\"", e.id), poster);
+                                missing(
+                                    format!("the poster of video element \"{}\"", e.id),
+                                    poster,
+                                );
                             }
                         }
                     }
@@ -81,7 +85,9 @@ pub fn export_maic(
     let mut links = plan.links;
     for (i, agent) in course.agents.iter().enumerate() {
         links.agent_index.insert(agent.id.clone(), i);
-        links.agent_renamed.insert(agent.id.clone(), agent.id.clone());
+        links
+            .agent_renamed
+            .insert(agent.id.clone(), agent.id.clone());
         links.agent_ids.push(agent.id.clone());
     }
     let agents: Vec<Value> = course
@@ -156,7 +162,9 @@ pub fn export_maic(
 
 /// Whether a source is a web or data address rather than a file of the bundle.
 fn is_address(src: &str) -> bool {
-    ["http://", "https://", "data:", "//"].iter().any(|p| src.starts_with(p))
+    ["http://", "https://", "data:", "//"]
+        .iter()
+        .any(|p| src.starts_with(p))
 }
 
 struct PlannedFile<'a> {
@@ -193,7 +201,13 @@ impl<'a> MediaPlan<'a> {
         let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
         let clean: String = stem
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
             .take(60)
             .collect();
         let mut candidate = format!("{prefix}{clean}");
@@ -206,7 +220,9 @@ impl<'a> MediaPlan<'a> {
     }
 
     fn add(&mut self, bundle_path: &str, native: String, zip_path: String, bytes: &'a [u8]) {
-        self.links.native_ref.insert(bundle_path.to_string(), native.clone());
+        self.links
+            .native_ref
+            .insert(bundle_path.to_string(), native.clone());
         self.links.aula_path.insert(native, bundle_path.to_string());
         self.files.insert(
             zip_path,
@@ -254,8 +270,12 @@ impl<'a> MediaPlan<'a> {
             return Ok(false);
         };
         let zip_path = format!("media/{placeholder}.poster.{}", extension(path));
-        self.links.native_ref.insert(path.to_string(), zip_path.clone());
-        self.links.aula_path.insert(poster_key(&placeholder), path.to_string());
+        self.links
+            .native_ref
+            .insert(path.to_string(), zip_path.clone());
+        self.links
+            .aula_path
+            .insert(poster_key(&placeholder), path.to_string());
         self.files.insert(
             zip_path,
             PlannedFile {
