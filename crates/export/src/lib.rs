@@ -6,6 +6,7 @@
 //! network or an async runtime. Zip writing and the other export formats come later, here.
 
 pub mod bundle;
+pub mod maic;
 pub mod player;
 pub mod wire;
 pub mod zip;
