@@ -43,6 +43,9 @@ pub enum ImportError {
     Course(#[from] CourseLoadError),
     #[error("The course in the bundle is not valid: {0}")]
     Invalid(String),
+    /// An OpenMAIC classroom that could not be read (its own message).
+    #[error("{0}")]
+    Classroom(String),
 }
 
 fn invalid(issues: &[ValidationIssue]) -> ImportError {

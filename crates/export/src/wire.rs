@@ -141,13 +141,26 @@ pub fn import_file(
     existing: &[String],
     limits: &ZipLimits,
 ) -> Result<Imported, ImportError> {
+    let mut dropped = Vec::new();
     let files = if bytes.starts_with(b"PK") {
-        // Another app's zip: say what it is rather than "no manifest".
         let entries = read_zip(bytes, limits)?;
-        if entries.iter().any(|e| e.path == "manifest.json") {
-            read_bundle(bytes, limits)?
-        } else {
+        let Some(manifest) = entries.iter().find(|e| e.path == crate::MANIFEST_PATH) else {
             return Err(ImportError::NoManifest);
+        };
+        // OpenMAIC's manifest names its format `formatVersion`; ours, `format_version`.
+        let is_maic = serde_json::from_slice::<serde_json::Value>(&manifest.bytes)
+            .is_ok_and(|m| m.get("formatVersion").is_some() || m.get("stage").is_some());
+        if is_maic {
+            let id = format!("maic-{}", &crate::sha256_hex(bytes)[..12]);
+            let imported = crate::maic::import_maic(bytes, &id, limits)
+                .map_err(|e| ImportError::Classroom(e.to_string()))?;
+            dropped = imported.dropped;
+            CourseFiles {
+                course_json: imported.course.to_json(),
+                media: imported.media,
+            }
+        } else {
+            read_bundle(bytes, limits)?
         }
     } else {
         let text = std::str::from_utf8(bytes).map_err(|_| ImportError::NotText("The file"))?;
@@ -172,7 +185,7 @@ pub fn import_file(
         course,
         course_json,
         media: files.media,
-        dropped: Vec::new(),
+        dropped,
         copied,
     })
 }
@@ -229,6 +242,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.contains("cannot be read"), "{message}");
+    }
+
+    #[test]
+    fn an_openmaic_classroom_imports_with_what_was_left_out() {
+        let course = Course::from_json(COURSE).unwrap();
+        let maic = crate::maic::export_maic(&course, &[], 0, "t").unwrap();
+        let imported = import_file(&maic.archive, &[], &ZipLimits::BUNDLE).unwrap();
+        assert!(imported.course.id.starts_with("maic-"));
+        assert_eq!(imported.course.title, course.title);
+        assert_eq!(imported.course.scenes.len(), course.scenes.len());
+        let again = import_file(&maic.archive, &[imported.course.id.clone()], &ZipLimits::BUNDLE).unwrap();
+        assert!(again.copied, "the same classroom twice is a copy the second time");
     }
 
     #[test]

@@ -136,6 +136,7 @@ pub async fn run(job: FileJob, bytes: Option<Vec<u8>>) -> (FileReport, Option<Ve
             } else {
                 None
             };
+            let mut dropped = Vec::new();
             let written: Result<Vec<u8>, ImportError> = match (format, &player) {
                 (ExportFormat::Bundle, _) => write_bundle(&files, exported_at, &app_version),
                 (ExportFormat::Scorm12, Some(p)) => {
@@ -146,6 +147,19 @@ pub async fn run(job: FileJob, bytes: Option<Vec<u8>>) -> (FileReport, Option<Ve
                 }
                 (ExportFormat::Html, Some(p)) => {
                     offline_html(&files.course_json, p).map(String::into_bytes)
+                }
+                (ExportFormat::Maic, _) => {
+                    let course = match aula_course::Course::from_json(&files.course_json) {
+                        Ok(course) => course,
+                        Err(error) => return (FileReport::failed(error.to_string()), None),
+                    };
+                    match aula_export::maic::export_maic(&course, &files.media, exported_at, &app_version) {
+                        Ok(maic) => {
+                            dropped = maic.dropped;
+                            Ok(maic.archive)
+                        }
+                        Err(error) => return (FileReport::failed(error.to_string()), None),
+                    }
                 }
                 _ => {
                     return (
@@ -160,6 +174,7 @@ pub async fn run(job: FileJob, bytes: Option<Vec<u8>>) -> (FileReport, Option<Ve
                         file_name: format!("{}{}", file_stem(&title), format.extension()),
                         mime: format.mime().into(),
                         title,
+                        dropped,
                         ..FileReport::default()
                     },
                     Some(bytes),
