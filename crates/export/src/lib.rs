@@ -2,9 +2,12 @@
 //! bundle holds, their sizes and SHA-256 checksums, and the rule for safe entry paths, so that
 //! unpacking a bundle from anywhere can never write outside its folder or be silently altered.
 //!
+//! [`pptx`] turns a course's slides into a PowerPoint deck with speaker notes.
+//!
 //! Pure code over bytes and strings: it must never depend on a browser type, a file system, the
-//! network or an async runtime. Zip writing and the other export formats come later, here.
+//! network or an async runtime.
 
+pub mod pptx;
 pub mod zip;
 
 use std::collections::HashSet;
