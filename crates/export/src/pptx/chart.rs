@@ -323,19 +323,21 @@ enum Plot {
     Areas,
 }
 
-/// Category labels under a horizontal run of `count` slots, thinned so they do not collide.
+/// Category labels under a run of slots, each centred on its slot; a label that would touch
+/// the one before it is left out.
 fn category_labels(p: &mut Painter, labels: &[String], left: f64, slot: f64, top: f64) {
-    let widest = labels
-        .iter()
-        .map(|l| p.text_width(&short(l)))
-        .fold(0.0, f64::max);
-    let every = ((widest + 4.0) / slot.max(0.1)).ceil().max(1.0) as usize;
-    for (i, label) in labels.iter().enumerate().step_by(every) {
+    let mut free_from = f64::MIN;
+    for (i, label) in labels.iter().enumerate() {
+        let text = short(label);
+        let width = p.text_width(&text) + 4.0;
         let center = left + (i as f64 + 0.5) * slot;
-        let width = slot * every as f64;
+        if center - width / 2.0 < free_from {
+            continue;
+        }
+        free_from = center + width / 2.0 + p.font * 0.4;
         p.label(
             (center - width / 2.0, top, width, p.font * 1.5),
-            &short(label),
+            &text,
             Align::Center,
         );
     }

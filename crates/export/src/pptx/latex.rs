@@ -153,7 +153,17 @@ impl Parser {
         let name: String = self.chars[start..self.at].iter().collect();
         self.skip_spaces();
         if let Some(symbol) = symbol(&name) {
-            return symbol.to_string();
+            // Relations and arrows stand apart, as TeX spaces them.
+            let relation = symbol.chars().next().is_some_and(|c| {
+                matches!(c as u32, 0x2190..=0x21FF | 0x27F0..=0x27FF | 0x2200..=0x22FF)
+                    && !matches!(c, '∑' | '∏' | '∐' | '∫' | '∬' | '∮' | '∂' | '∇' | '∞' | '∅')
+                    && !matches!(c, '∀' | '∃' | '¬' | '⋯' | '⋮' | '⋱' | '⊤' | '⊥' | '∘' | '∗')
+            }) || symbol == "|";
+            return if relation {
+                format!(" {symbol} ")
+            } else {
+                symbol.to_string()
+            };
         }
         match name.as_str() {
             "frac" | "dfrac" | "tfrac" | "cfrac" => {
@@ -336,7 +346,7 @@ fn superscript_of(c: char) -> Option<char> {
         'W' => 'ᵂ',
         '′' | '\'' => '′',
         '∗' | '*' => '*',
-        ' ' => ' ',
+        ' ' | ',' | '/' | '.' => c,
         _ => return None,
     })
 }
@@ -367,7 +377,7 @@ fn subscript_of(c: char) -> Option<char> {
         'u' => 'ᵤ',
         'v' => 'ᵥ',
         'x' => 'ₓ',
-        ' ' => ' ',
+        ' ' | ',' | '/' | '.' => c,
         _ => return None,
     })
 }
@@ -520,7 +530,11 @@ mod tests {
             linear_form(r"x_i = \mathrm{embed}(\mathrm{token}_i) + p_i"),
             "xᵢ = embed(tokenᵢ) + pᵢ"
         );
-        assert_eq!(linear_form(r"W_Q \alpha^{2m/d}"), "W_Q α^(2m/d)");
+        assert_eq!(
+            linear_form(r"W_Q \alpha^{2m/d} p_{i,2m}"),
+            "W_Q α²ᵐ/ᵈ pᵢ,₂ₘ"
+        );
+        assert_eq!(linear_form(r"P(w \mid x)\le 1"), "P(w | x) ≤ 1");
     }
 
     #[test]
