@@ -518,3 +518,62 @@ fn a_different_writer_can_take_the_same_deck() {
     assert!(out.starts_with("Tokens and embeddings\n"));
     assert_eq!(out.lines().count(), 7);
 }
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Text from every corner: markup, entities, Markdown and LaTeX syntax, controls, CJK,
+    /// astral characters.
+    fn any_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("<".to_string()),
+                Just("&amp;".to_string()),
+                Just("**".to_string()),
+                Just("_".to_string()),
+                Just("\\frac{".to_string()),
+                Just("}".to_string()),
+                Just("^".to_string()),
+                Just("\n".to_string()),
+                Just("- ".to_string()),
+                Just("1. ".to_string()),
+                Just("```".to_string()),
+                Just("| a |".to_string()),
+                "[\\x00-\\x1f]",
+                "[a-z ]{0,6}",
+                "[光合作用𝛼é\u{fffe}\u{ffff}]{0,3}",
+            ],
+            0..24,
+        )
+        .prop_map(|pieces| pieces.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_text_and_numbers_give_a_well_formed_deck(
+            title in any_text(),
+            text in any_text(),
+            latex in any_text(),
+            cell in any_text(),
+            value in proptest::num::f64::NORMAL | proptest::num::f64::ZERO,
+            left in -200.0..1200.0_f64,
+            size in 0.0..2000.0_f64,
+            kind in prop::sample::select(vec!["bar", "column", "line", "pie", "ring", "area", "radar", "scatter"]),
+        ) {
+            let course = course_with(&title, json!([
+                {"type": "text", "id": "t", "left": left, "top": 10, "width": size, "height": size / 2.0, "markdown": text, "font_size": size / 10.0},
+                {"type": "latex", "id": "l", "left": 10, "top": left / 2.0, "width": size, "height": 40, "latex": latex},
+                {"type": "shape", "id": "s", "left": 0, "top": 0, "width": size, "height": 5, "shape": "ellipse", "fill": "#abc", "text": text},
+                {"type": "table", "id": "tb", "left": 0, "top": 0, "width": size, "height": size, "rows": [[cell, "x"], [text, cell]]},
+                {"type": "code", "id": "c", "left": 0, "top": 0, "width": size, "height": 30, "language": "rust", "code": text},
+                {"type": "chart", "id": "ch", "left": left, "top": 0, "width": size, "height": size / 3.0,
+                 "chart_type": kind, "data": {"labels": [cell, "b", "c"], "legends": [text], "series": [[value, -value, 1.0], [value]]}}
+            ]), &text);
+            let files = unpack(&course_to_pptx(&course, 0));
+            assert_package_is_complete(&files);
+        }
+    }
+}
