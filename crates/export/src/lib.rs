@@ -2,12 +2,15 @@
 //! bundle holds, their sizes and SHA-256 checksums, and the rule for safe entry paths, so that
 //! unpacking a bundle from anywhere can never write outside its folder or be silently altered.
 //!
+//! [`pptx`] turns a course's slides into a PowerPoint deck with speaker notes.
+//!
 //! Pure code over bytes and strings: it must never depend on a browser type, a file system, the
-//! network or an async runtime. Zip writing and the other export formats come later, here.
+//! network or an async runtime.
 
 pub mod bundle;
 pub mod maic;
 pub mod player;
+pub mod pptx;
 pub mod wire;
 pub mod zip;
 

@@ -252,8 +252,16 @@ mod tests {
         assert!(imported.course.id.starts_with("maic-"));
         assert_eq!(imported.course.title, course.title);
         assert_eq!(imported.course.scenes.len(), course.scenes.len());
-        let again = import_file(&maic.archive, &[imported.course.id.clone()], &ZipLimits::BUNDLE).unwrap();
-        assert!(again.copied, "the same classroom twice is a copy the second time");
+        let again = import_file(
+            &maic.archive,
+            &[imported.course.id.clone()],
+            &ZipLimits::BUNDLE,
+        )
+        .unwrap();
+        assert!(
+            again.copied,
+            "the same classroom twice is a copy the second time"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ use aula_course::action::{ChartData, ChartKind};
 use crate::push_escaped;
 
 /// Series colours when the caller gives none (or an invalid one) for a series.
-const PALETTE: &[&str] = &[
+pub const PALETTE: &[&str] = &[
     "#4f7cff", "#22b07d", "#f5a524", "#e5484d", "#8e6cef", "#12a5c9", "#f76b15", "#6b7280",
 ];
 const DEFAULT_WIDTH: f64 = 480.0;

@@ -17,7 +17,7 @@ mod markup_check;
 #[cfg(test)]
 mod safety_tests;
 
-pub use chart::chart_svg;
+pub use chart::{chart_svg, PALETTE as CHART_PALETTE};
 pub use code::highlight_code;
 pub use latex::{approx_width_em, latex_to_mathml, LatexError};
 pub use markdown::markdown_to_html;

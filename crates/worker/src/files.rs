@@ -148,12 +148,22 @@ pub async fn run(job: FileJob, bytes: Option<Vec<u8>>) -> (FileReport, Option<Ve
                 (ExportFormat::Html, Some(p)) => {
                     offline_html(&files.course_json, p).map(String::into_bytes)
                 }
+                (ExportFormat::Pptx, _) => match aula_course::Course::from_json(&files.course_json)
+                {
+                    Ok(course) => Ok(aula_export::pptx::course_to_pptx(&course, exported_at)),
+                    Err(error) => return (FileReport::failed(error.to_string()), None),
+                },
                 (ExportFormat::Maic, _) => {
                     let course = match aula_course::Course::from_json(&files.course_json) {
                         Ok(course) => course,
                         Err(error) => return (FileReport::failed(error.to_string()), None),
                     };
-                    match aula_export::maic::export_maic(&course, &files.media, exported_at, &app_version) {
+                    match aula_export::maic::export_maic(
+                        &course,
+                        &files.media,
+                        exported_at,
+                        &app_version,
+                    ) {
                         Ok(maic) => {
                             dropped = maic.dropped;
                             Ok(maic.archive)
