@@ -14,8 +14,22 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
 
-/// Where Trunk puts the worker's loader (see web/index.html).
-const WORKER_URL: &str = "/aula-worker_loader.js";
+/// The page's two workers: providers (AI) and files (exports, imports), each started on first use.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ai,
+    Files,
+}
+
+impl Kind {
+    /// Where Trunk puts the worker's loader (see web/index.html).
+    fn url(self) -> &'static str {
+        match self {
+            Kind::Ai => "/aula-worker_loader.js",
+            Kind::Files => "/aula-files_loader.js",
+        }
+    }
+}
 
 /// A report of either kind of job.
 pub enum Reply {
@@ -57,18 +71,22 @@ struct Client {
 }
 
 thread_local! {
-    static CLIENT: RefCell<Client> = RefCell::new(Client::default());
+    static CLIENTS: [RefCell<Client>; 2] = Default::default();
 }
 
-fn deliver(report: Reply) {
+fn with_client<R>(kind: Kind, f: impl FnOnce(&RefCell<Client>) -> R) -> R {
+    CLIENTS.with(|clients| f(&clients[kind as usize]))
+}
+
+fn deliver(kind: Kind, report: Reply) {
     let Some(id) = report.job() else {
         // Ready: send what waited.
-        let queued = CLIENT.with(|c| {
+        let queued = with_client(kind, |c| {
             let mut c = c.borrow_mut();
             c.ready = true;
             std::mem::take(&mut c.queued)
         });
-        CLIENT.with(|c| {
+        with_client(kind, |c| {
             if let Some(worker) = &c.borrow().worker {
                 for (_, job) in queued {
                     let _ = worker.post_message(&job);
@@ -78,26 +96,27 @@ fn deliver(report: Reply) {
         return;
     };
     // The handler runs outside the borrow: it may start another job.
-    let Some(mut handler) = CLIENT.with(|c| c.borrow_mut().handlers.remove(&id)) else {
+    let Some(mut handler) = with_client(kind, |c| c.borrow_mut().handlers.remove(&id)) else {
         return;
     };
     let last = report.ends_job();
     handler(report);
     if !last {
-        CLIENT.with(|c| c.borrow_mut().handlers.insert(id, handler));
+        with_client(kind, |c| c.borrow_mut().handlers.insert(id, handler));
     }
 }
 
 /// Every waiting job ends with this message (the worker could not start or crashed).
-fn fail_all(message: &str) {
-    let handlers: Vec<(u32, Handler)> = CLIENT.with(|c| c.borrow_mut().handlers.drain().collect());
+fn fail_all(kind: Kind, message: &str) {
+    let handlers: Vec<(u32, Handler)> =
+        with_client(kind, |c| c.borrow_mut().handlers.drain().collect());
     for (id, mut handler) in handlers {
         handler(Reply::Job(Report::Failed {
             id,
             message: message.to_owned(),
         }));
     }
-    CLIENT.with(|c| {
+    with_client(kind, |c| {
         let mut c = c.borrow_mut();
         c.worker = None;
         c.ready = false;
@@ -105,29 +124,29 @@ fn fail_all(message: &str) {
     });
 }
 
-fn start_worker() -> Result<Worker, String> {
-    let worker = Worker::new(WORKER_URL)
+fn start_worker(kind: Kind) -> Result<Worker, String> {
+    let worker = Worker::new(kind.url())
         .map_err(|_| "this browser cannot start the AI worker".to_owned())?;
-    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
         let Some(text) = data.as_string() else {
             if let Some(reply) = file_reply(&data) {
-                deliver(reply);
+                deliver(kind, reply);
             }
             return;
         };
         if let Ok(report) = serde_json::from_str::<Report>(&text) {
-            deliver(Reply::Job(report));
+            deliver(kind, Reply::Job(report));
         } else if let Ok(report) = serde_json::from_str::<RoundReport>(&text) {
-            deliver(Reply::Round(report));
+            deliver(kind, Reply::Round(report));
         } else if let Ok(report) = serde_json::from_str::<GenReport>(&text) {
-            deliver(Reply::Gen(report));
+            deliver(kind, Reply::Gen(report));
         }
     });
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     on_message.forget();
-    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(|_| {
-        fail_all("Aula's AI worker could not start. Reload the page; if it happens again, the page's files are incomplete.");
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        fail_all(kind, "An Aula worker could not start. Reload the page; if it happens again, the page's files are incomplete.");
     });
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
     on_error.forget();
@@ -136,18 +155,19 @@ fn start_worker() -> Result<Worker, String> {
 
 /// Sends a job; `on_report` gets its reports until the last one. Returns the job's id.
 fn send(make: impl FnOnce(u32) -> Option<String>, on_report: impl FnMut(Reply) + 'static) -> u32 {
-    send_value(move |id| make(id).map(JsValue::from), on_report)
+    send_value(Kind::Ai, move |id| make(id).map(JsValue::from), on_report)
 }
 
 /// [`send`] for a message that is not JSON text (a file job with its bytes).
 fn send_value(
+    kind: Kind,
     make: impl FnOnce(u32) -> Option<JsValue>,
     on_report: impl FnMut(Reply) + 'static,
 ) -> u32 {
-    let started = CLIENT.with(|c| {
+    let started = with_client(kind, |c| {
         let mut c = c.borrow_mut();
         if c.worker.is_none() {
-            match start_worker() {
+            match start_worker(kind) {
                 Ok(worker) => c.worker = Some(worker),
                 Err(message) => return Err(message),
             }
@@ -166,7 +186,7 @@ fn send_value(
     let Some(message) = make(id) else {
         return id;
     };
-    CLIENT.with(|c| {
+    with_client(kind, |c| {
         let mut c = c.borrow_mut();
         c.handlers.insert(id, Box::new(on_report));
         if c.ready {
@@ -218,6 +238,7 @@ pub fn file_job(
     }
     let mut on_done = Some(on_done);
     send_value(
+        Kind::Files,
         move |id| {
             let _ = js_sys::Reflect::set(
                 &message,
@@ -315,6 +336,7 @@ pub fn generate(mut job: GenJob, mut on_report: impl FnMut(GenReport) + 'static)
 
 /// Tells a running generation to stop (`Cancel`) or to do `redo` again (`Retry`).
 pub fn steer_generation(id: u32, op: GenOp, redo: Vec<String>) {
+    let kind = Kind::Ai;
     let job = GenJob {
         op,
         id,
@@ -331,7 +353,7 @@ pub fn steer_generation(id: u32, op: GenOp, redo: Vec<String>) {
     let Ok(text) = serde_json::to_string(&job) else {
         return;
     };
-    CLIENT.with(|c| {
+    with_client(kind, |c| {
         let mut c = c.borrow_mut();
         if c.ready {
             if let Some(worker) = &c.worker {
@@ -353,7 +375,8 @@ pub fn models(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u3
 
 /// Stops a job; its handler still gets the job's last report.
 pub fn abort(id: u32) {
-    let unsent = CLIENT.with(|c| {
+    let kind = Kind::Ai;
+    let unsent = with_client(kind, |c| {
         let mut c = c.borrow_mut();
         if let Some(at) = c.queued.iter().position(|(queued, _)| *queued == id) {
             c.queued.remove(at);
@@ -367,10 +390,13 @@ pub fn abort(id: u32) {
         false
     });
     if unsent {
-        deliver(Reply::Job(Report::Failed {
-            id,
-            message: "The request was stopped before it was sent.".into(),
-        }));
+        deliver(
+            kind,
+            Reply::Job(Report::Failed {
+                id,
+                message: "The request was stopped before it was sent.".into(),
+            }),
+        );
     }
 }
 

@@ -5,7 +5,6 @@
 //! Jobs arrive as JSON [`Job`]s through `postMessage`; each gets [`Report`]s back with its id.
 #![cfg(target_arch = "wasm32")]
 
-mod files;
 mod transport;
 
 use std::cell::RefCell;
@@ -311,38 +310,8 @@ fn to_page() -> Sink {
 /// Starts reading jobs; called once by the binary's `main` when the worker loads.
 pub fn start() {
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(|event: MessageEvent| {
-        let data = event.data();
-        if let Some(text) = data.as_string() {
+        if let Some(text) = event.data().as_string() {
             handle(&text, to_page());
-        } else if let Some((id, job, bytes)) = files::job_of(&data) {
-            wasm_bindgen_futures::spawn_local(async move {
-                let (report, bytes) = match job {
-                    Ok(job) => files::run(job, bytes).await,
-                    Err(error) => (
-                        aula_export::wire::FileReport::failed(format!(
-                            "The worker did not understand a file request: {error}"
-                        )),
-                        None,
-                    ),
-                };
-                let (message, transfer) = files::reply(id, &report, bytes);
-                let sent = match transfer {
-                    Some(buffer) => {
-                        scope().post_message_with_transfer(&message, &js_sys::Array::of1(&buffer))
-                    }
-                    None => scope().post_message(&message),
-                };
-                if sent.is_err() {
-                    let (message, _) = files::reply(
-                        id,
-                        &aula_export::wire::FileReport::failed(
-                            "The file could not be handed to the page.",
-                        ),
-                        None,
-                    );
-                    let _ = scope().post_message(&message);
-                }
-            });
         }
     });
     scope().set_onmessage(Some(on_message.as_ref().unchecked_ref()));

@@ -22,7 +22,7 @@ use web_sys::{
 #[wasm_bindgen]
 extern "C" {
     #[wasm_bindgen(js_name = fetch)]
-    pub(crate) fn global_fetch(input: &str, init: &RequestInit) -> js_sys::Promise;
+    fn global_fetch(input: &str, init: &RequestInit) -> js_sys::Promise;
     #[wasm_bindgen(js_name = setTimeout)]
     fn set_timeout(handler: &js_sys::Function, ms: i32) -> JsValue;
 }

@@ -12,7 +12,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{RequestInit, Response};
 
-use crate::transport::global_fetch;
+use crate::global_fetch;
 
 /// Reads a file job from a posted object; `None` when the message is something else.
 pub fn job_of(data: &JsValue) -> Option<(u32, Result<FileJob, String>, Option<Vec<u8>>)> {
