@@ -113,7 +113,9 @@ if (development) {
 } else {
   if (!template.includes(MARKER)) fail(`sw.js has no ${MARKER} to fill in`);
   if (!REGISTRATION.test(html)) fail('index.html has no <script id="aula-sw">: the service worker would never be registered');
-  await writeFile(swPath, template.replace(MARKER, JSON.stringify(shell)));
+  // Whole-line comments are for readers of web/sw.js; the page need not download them.
+  const code = template.replace(/^[ \t]*\/\/.*\n/gm, "");
+  await writeFile(swPath, code.replace(MARKER, JSON.stringify(shell)));
   const total = files.reduce((sum, f) => sum + f.bytes, 0);
   console.log(`precache.mjs: service worker shell ${version}: ${files.length} files, ${(total / 1024).toFixed(1)} KB`);
 }
