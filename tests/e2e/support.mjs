@@ -15,14 +15,18 @@ const MIME = {
   ".css": "text/css; charset=utf-8",
   ".svg": "image/svg+xml",
   ".json": "application/json",
+  ".webmanifest": "application/manifest+json",
   ".png": "image/png",
 };
 
 export const DIST = resolve(process.env.AULA_DIST ?? "dist");
 
-/** Serves dist/ like a static host with an SPA fallback: unknown paths get index.html. */
-export async function serveDist() {
+/** Serves dist/ like a static host with an SPA fallback: unknown paths get index.html.
+ *  `onRequest(req)` sees every request first and answers it itself by returning true (the
+ *  offline test counts requests and cuts them). */
+export async function serveDist({ onRequest } = {}) {
   const server = createServer(async (req, res) => {
+    if (onRequest?.(req)) return;
     const url = new URL(req.url, "http://localhost");
     const safe = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, "");
     let file = join(DIST, safe);
