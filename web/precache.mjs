@@ -2,7 +2,7 @@
 // into app-shell.json, both named by one hash of every listed file's content.
 //
 //   app-shell.json = {"version": "<hash>", "files": [{"path", "bytes", "role", "hashed"}],
-//                     "on_demand": [{"path", "bytes", "role": "ai-worker", "hashed", "sha256"}]}
+//                     "on_demand": [{"path", "bytes", "role": "ai-worker" | "files-worker", "hashed", "sha256"}]}
 //
 // `files` is what the service worker precaches and what an export needs to play a course: the
 // page, the app's js and wasm, the css, the icons, the manifest and the bundled courses. Paths
@@ -35,7 +35,7 @@ function roleOf(path) {
   if (path === "index.html") return "page";
   if (path === "sw.js" || path === "app-shell.json") return null;
   if (path.startsWith("pdf/")) return null;
-  if (path.startsWith("aula-worker")) return "on_demand";
+  if (path.startsWith("aula-worker") || path.startsWith("aula-files")) return "on_demand";
   if (/^aula-app-[0-9a-f]+\.js$/.test(path)) return "app-js";
   if (/^aula-app-[0-9a-f]+_bg\.wasm$/.test(path)) return "app-wasm";
   if (path.endsWith(".css")) return "css";
@@ -78,7 +78,7 @@ for await (const full of walk(STAGING)) {
   const bytes = await readFile(full);
   const entry = { path, bytes: bytes.length, role, hashed: HASHED.test(path) };
   if (role === "on_demand") {
-    entry.role = "ai-worker";
+    entry.role = path.startsWith("aula-files") ? "files-worker" : "ai-worker";
     entry.sha256 = sha256(bytes);
     onDemand.push(entry);
   } else {

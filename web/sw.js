@@ -7,7 +7,7 @@
 //   at once; the cached index.html when the network fails or hangs.
 // - Files of the shell: cache first. The cache is named after the hash of every file's content,
 //   so a new build installs a new cache beside the old one and the old one goes on activate.
-// - The AI worker's files: not downloaded up front (the AI needs the network anyway). Their names
+// - The workers' files (AI, files): not downloaded up front (the AI needs the network anyway). Their names
 //   carry no hash, so they go to the network first, and a copy is kept only when its SHA-256 is
 //   the one this build lists; offline, that copy starts the worker, so the learner is told the
 //   provider cannot be reached rather than that the worker did not start.

@@ -180,6 +180,8 @@ fn test() -> Result<()> {
                     "-p",
                     "aula-worker",
                     "-p",
+                    "aula-files",
+                    "-p",
                     "aula-storage",
                     "--all-targets",
                     "--",
@@ -198,6 +200,8 @@ fn test() -> Result<()> {
                     "aula-app",
                     "--exclude",
                     "aula-worker",
+                    "--exclude",
+                    "aula-files",
                 ]))
             }),
         ),
