@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { serveDist, launchBrowser, openPage, startMock, connectToMock, DIST } from "./support.mjs";
+import { serveDist, launchBrowser, openPage, startMock, connectToMock, answerQuiz, DIST } from "./support.mjs";
 
 const SHOTS = new URL("./artifacts/", import.meta.url).pathname;
 const SAMPLE_ID = "sample-transformer-en";
@@ -116,10 +116,17 @@ test("a sample exports as a bundle, imports back identical, and a second import 
 
   assert.match(await importFile(page, bundle), /as a copy/);
   await page.waitForFunction(() => document.querySelectorAll("[data-testid=library-list] .course-card").length === 2);
+  // Served by the service worker, the library's courses are marked as playable offline.
+  await page.waitForFunction(() => navigator.serviceWorker.ready.then(() => true));
+  await page.reload();
+  await page.locator("[data-testid=library-list] .badge", { hasText: "Available offline" }).first().waitFor();
   await page.screenshot({ path: `${SHOTS}import-library.png`, fullPage: true });
   await page.locator("[data-testid=library-list] .course-card a").last().click();
   await page.getByTestId("classroom").waitFor();
   assert.equal(await page.locator(".classroom-title").textContent(), sample.title);
+  // Settings says how much the browser keeps for Aula.
+  await page.goto(`${server.url}/settings`);
+  await page.waitForFunction(() => /MB/.test(document.querySelector("[data-testid=storage-use]")?.textContent ?? ""));
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -185,6 +192,39 @@ test("no export of any format holds the API key or a setting", async () => {
       }
     }
   }
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("the offline .html file opens from disk (file://) with no network and plays to the end", async () => {
+  const exported = await openPage(browser, { acceptDownloads: true });
+  await exported.page.goto(`${server.url}/classroom/${SAMPLE_ID}`);
+  await exported.page.getByTestId("classroom").waitFor();
+  const html = await exportCourse(exported.page, "html");
+  await exported.context.close();
+  assert.match(html, /\.html$/);
+
+  const { context, page, problems } = await openPage(browser);
+  await context.addInitScript(() => {
+    try { localStorage.setItem("aula.captions_only", "true"); } catch (e) {}
+  });
+  const requests = [];
+  page.on("request", (r) => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
+  await page.goto(`file://${html}`);
+  await page.getByTestId("classroom").waitFor({ timeout: 30000 });
+  assert.equal(await page.locator(".classroom-title").textContent(), sample.title);
+  const quiz = sample.scenes.length - 1;
+  assert.equal(sample.scenes[quiz].content.type, "quiz");
+  for (let i = 0; i < sample.scenes.length; i++) {
+    await page.getByTestId("scene-button").nth(i).click();
+  }
+  await page.getByTestId("quiz").waitFor();
+  await answerQuiz(page, sample.scenes[quiz].content.questions, (q) => q.reference_answer);
+  await page.getByTestId("quiz-check").click();
+  await page.getByTestId("quiz-continue").click();
+  await page.getByTestId("course-end").waitFor({ timeout: 30000 });
+  await page.screenshot({ path: `${SHOTS}offline-html-end.png` });
+  assert.deepEqual(requests, [], "the file needs nothing from the network");
   assert.deepEqual(problems, []);
   await context.close();
 });

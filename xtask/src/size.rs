@@ -19,10 +19,14 @@ use flate2::Compression;
 ///   its lists as escaped markup with one delegated listener instead of a view per row saved
 ///   ~9 KB; sharing reactive text and flags (`i18n::dyn_text`) ~2 KB. What is left is mostly
 ///   Leptos's per-view generic code and serde for the generation's records.
+/// - 600 → 640 KB when courses became files (the export panel, the import button, the player alone
+///   for embeds, SCORM packages and the offline page with its postMessage API and progress
+///   reporting, storage use in settings: page 633 KB, +41 KB). The writing and reading of every
+///   format went to a worker of its own instead (below), which kept ~300 KB off the page.
 ///
 /// Getting back under 500, then towards 400, needs the page to load less up front: the settings,
 /// provider and generation screens as a second module loaded on first use.
-pub const BUDGET_BYTES: u64 = 600 * 1024;
+pub const BUDGET_BYTES: u64 = 640 * 1024;
 
 /// The AI worker (`crates/worker`), which the page starts only when it first needs a provider:
 /// a course that only plays never downloads it. 250 → 300 KB when course generation moved in
@@ -34,9 +38,9 @@ pub const WORKER_BUDGET_BYTES: u64 = 310 * 1024;
 
 /// The files worker (`crates/files`), started only when the learner exports or imports a course:
 /// zip and deflate, the bundle's checksums, SCORM packages and the offline page, PowerPoint decks
-/// and OpenMAIC classrooms (with the Markdown and LaTeX renderer they write HTML with).
-pub const FILES_WORKER_BUDGET_BYTES: u64 = FILES_WORKER_BUDGET_KB * 1024;
-const FILES_WORKER_BUDGET_KB: u64 = 200;
+/// and OpenMAIC classrooms (with the Markdown and LaTeX renderer they write HTML with). 349 KB when
+/// it landed, most of it the course model's reading and validation, which every import needs.
+pub const FILES_WORKER_BUDGET_BYTES: u64 = 360 * 1024;
 
 pub fn gzip_len(bytes: &[u8]) -> Result<u64> {
     let mut encoder = GzEncoder::new(Vec::new(), Compression::best());

@@ -203,6 +203,7 @@ async fn import(file: web_sys::File, i18n: I18n) -> Result<String, String> {
         .put(Collection::Courses, &report.course_id, course)
         .await
         .map_err(|e| e.to_string())?;
+    crate::library::keep_persistently();
     let key = if report.copied {
         Key::import_done_copy
     } else {

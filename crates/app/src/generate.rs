@@ -188,7 +188,10 @@ fn save_course(course_id: String, json: String, view: RwSignal<GenView>) {
             Err(error) => Err(error),
         };
         match saved {
-            Ok(()) => view.update(|v| v.course_version += 1),
+            Ok(()) => {
+                view.update(|v| v.course_version += 1);
+                crate::library::keep_persistently();
+            }
             Err(error) => leptos::logging::warn!("generation: the course was not saved: {error}"),
         }
     });

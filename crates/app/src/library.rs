@@ -118,3 +118,57 @@ pub async fn load_course(id: &str) -> Result<Option<Course>, String> {
             .map_err(|e| format!("The sample course \"{title}\" could not be opened: {e}")),
     }
 }
+
+/// Asks the browser to keep Aula's data under storage pressure, once a course has been saved
+/// (Firefox asks the learner; Chromium decides by itself). Asked once per browser.
+pub fn keep_persistently() {
+    const ASKED: &str = "aula.persist_asked";
+    let window = leptos::prelude::window();
+    let Ok(Some(local)) = window.local_storage() else {
+        return;
+    };
+    if local.get_item(ASKED).ok().flatten().is_some() {
+        return;
+    }
+    let _ = local.set_item(ASKED, "1");
+    if let Ok(promise) = window.navigator().storage().persist() {
+        leptos::task::spawn_local(async move {
+            let granted = wasm_bindgen_futures::JsFuture::from(promise).await;
+            leptos::logging::log!("library: persistent storage granted: {granted:?}");
+        });
+    }
+}
+
+/// How much the browser holds for Aula, and whether it is kept persistently:
+/// `(used bytes, quota bytes, persisted)`.
+pub async fn storage_use() -> Option<(f64, f64, bool)> {
+    use wasm_bindgen::JsCast;
+    let storage = leptos::prelude::window().navigator().storage();
+    let estimate = wasm_bindgen_futures::JsFuture::from(storage.estimate().ok()?)
+        .await
+        .ok()?;
+    let estimate: web_sys::StorageEstimate = estimate.unchecked_into();
+    let persisted = match storage.persisted() {
+        Ok(p) => wasm_bindgen_futures::JsFuture::from(p)
+            .await
+            .ok()
+            .and_then(|v| v.as_bool())
+            .unwrap_or(false),
+        Err(_) => false,
+    };
+    Some((
+        estimate.get_usage().unwrap_or(0.0),
+        estimate.get_quota().unwrap_or(0.0),
+        persisted,
+    ))
+}
+
+/// Whether this page is served by Aula's service worker, so the library opens and its courses
+/// play with the network cut.
+pub fn works_offline() -> bool {
+    leptos::prelude::window()
+        .navigator()
+        .service_worker()
+        .controller()
+        .is_some()
+}

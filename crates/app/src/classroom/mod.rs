@@ -71,7 +71,10 @@ pub fn Classroom(
     let shown_scenes = course.scenes.len();
     let session = Session::new(course);
     session.start();
-    session.restore_saved_position();
+    // Embedded, the host decides where to resume (a SCORM bookmark, a `restore` command).
+    if host.is_none() {
+        session.restore_saved_position();
+    }
     controls::bind_keyboard(session);
     let talk = Conversation::new(session);
 

@@ -297,6 +297,8 @@ fn CourseCard(
 #[component]
 fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
     let i18n = use_i18n();
+    // Saved courses live in IndexedDB; with the page's own files cached they play offline.
+    let offline = crate::library::works_offline();
     view! {
         <ul class="course-grid" data-testid="library-list">
             {courses
@@ -310,7 +312,7 @@ fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
                     let (page, badge) = if course.writing {
                         ("generate", Some(t_string!(i18n, library_writing).to_string()))
                     } else {
-                        ("classroom", None)
+                        ("classroom", offline.then(|| t_string!(i18n, library_offline).to_string()))
                     };
                     view! {
                         <CourseCard href=format!("/{page}/{}", course.id) title=title

@@ -48,10 +48,37 @@ pub fn SettingsPage() -> impl IntoView {
                 </div>
             </div>
             <ProviderSettings/>
+            <StorageUse/>
             <div class="card">
                 <h2>{t!(i18n, settings_privacy)}</h2>
                 <p>{t!(i18n, settings_privacy_body)}</p>
             </div>
         </section>
+    }
+}
+
+/// What Aula keeps in this browser, and whether the browser keeps it under storage pressure.
+#[component]
+fn StorageUse() -> impl IntoView {
+    let i18n = use_i18n();
+    let text = RwSignal::new(String::new());
+    leptos::task::spawn_local(async move {
+        let Some((used, quota, persisted)) = crate::library::storage_use().await else {
+            text.try_set(t_string!(i18n, storage_unknown).to_string());
+            return;
+        };
+        let mb = |bytes: f64| format!("{:.1} MB", bytes / 1_048_576.0);
+        let key = if persisted {
+            Key::storage_use_kept
+        } else {
+            Key::storage_use
+        };
+        text.try_set(i18n.fill(key, &[("used", mb(used)), ("quota", mb(quota))]));
+    });
+    view! {
+        <div class="card">
+            <h2>{t!(i18n, storage_title)}</h2>
+            <p data-testid="storage-use">{text}</p>
+        </div>
     }
 }
