@@ -171,7 +171,7 @@ pub fn import_file(
     };
     let mut course = check_course(&files.course_json)?;
     let mut course_json = files.course_json;
-    let copied = existing.iter().any(|id| *id == course.id);
+    let copied = existing.contains(&course.id);
     if copied {
         let base = course.id.clone();
         let fresh = (2..)
@@ -254,7 +254,7 @@ mod tests {
         assert_eq!(imported.course.scenes.len(), course.scenes.len());
         let again = import_file(
             &maic.archive,
-            &[imported.course.id.clone()],
+            std::slice::from_ref(&imported.course.id),
             &ZipLimits::BUNDLE,
         )
         .unwrap();

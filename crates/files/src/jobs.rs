@@ -14,8 +14,15 @@ use web_sys::{RequestInit, Response};
 
 use crate::global_fetch;
 
+/// A posted job: its id, the job (or why it could not be read) and the file's bytes.
+pub struct Posted {
+    pub id: u32,
+    pub job: Result<FileJob, String>,
+    pub bytes: Option<Vec<u8>>,
+}
+
 /// Reads a file job from a posted object; `None` when the message is something else.
-pub fn job_of(data: &JsValue) -> Option<(u32, Result<FileJob, String>, Option<Vec<u8>>)> {
+pub fn job_of(data: &JsValue) -> Option<Posted> {
     let get = |name: &str| Reflect::get(data, &JsValue::from_str(name)).ok();
     if get("kind")?.as_string()? != "file" {
         return None;
@@ -28,7 +35,7 @@ pub fn job_of(data: &JsValue) -> Option<(u32, Result<FileJob, String>, Option<Ve
     let bytes = get("bytes")
         .filter(|b| b.is_instance_of::<Uint8Array>())
         .map(|b| Uint8Array::from(b).to_vec());
-    Some((id, job, bytes))
+    Some(Posted { id, job, bytes })
 }
 
 /// The reply object, with the file's bytes (transferred, not copied).

@@ -25,7 +25,7 @@ fn scope() -> DedicatedWorkerGlobalScope {
 
 /// Runs one posted job and posts its reply, the file's bytes transferred rather than copied.
 fn handle(data: JsValue) {
-    let Some((id, job, bytes)) = jobs::job_of(&data) else {
+    let Some(jobs::Posted { id, job, bytes }) = jobs::job_of(&data) else {
         return;
     };
     wasm_bindgen_futures::spawn_local(async move {
