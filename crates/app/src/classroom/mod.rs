@@ -69,7 +69,8 @@ pub fn Classroom(
 ) -> impl IntoView {
     let title = course.title.clone();
     let shown_scenes = course.scenes.len();
-    let session = Session::new(course);
+    let mut session = Session::new(course);
+    session.hosted = host.is_some();
     session.start();
     // Embedded, the host decides where to resume (a SCORM bookmark, a `restore` command).
     if host.is_none() {

@@ -120,6 +120,16 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
         if to_grade.is_empty() {
             return;
         }
+        // Embedded (an LMS, an offline file) there is no provider to grade with.
+        if session.hosted {
+            for (id, _, _) in to_grade {
+                mark(
+                    id,
+                    TeacherMark::SelfMark(t_string!(i18n, grade_self).to_owned()),
+                );
+            }
+            return;
+        }
         spawn_local(async move {
             let endpoint = match usable_connection().await {
                 Ok(connection) => connection.endpoint(Role::Agents),

@@ -39,6 +39,8 @@ pub struct Session {
     pub course_id: StoredValue<String>,
     /// The latest quiz check: (scene, points earned, points possible).
     pub quiz_result: RwSignal<Option<(usize, u32, u32)>>,
+    /// Shown by another page (embed, SCORM, offline file): no provider, no settings.
+    pub hosted: bool,
 }
 
 impl Session {
@@ -70,6 +72,7 @@ impl Session {
             captions_visible: RwSignal::new(true),
             course_id: StoredValue::new(course_id),
             quiz_result: RwSignal::new(None),
+            hosted: false,
         }
     }
 
