@@ -7,6 +7,7 @@
 //! Pure code over bytes and strings: it must never depend on a browser type, a file system, the
 //! network or an async runtime.
 
+pub mod base64;
 pub mod bundle;
 pub mod maic;
 pub mod player;

@@ -261,7 +261,7 @@ pub fn offline_html(course_json: &str, player: &PlayerFiles) -> Result<String, I
         "<style>\n{css}\n</style>\n<script id=\"aula-course\" type=\"application/json\">{}</script>\n\
          <script id=\"aula-wasm\" type=\"application/octet-stream\">{}</script>",
         script_json(course_json),
-        base64(&player.wasm)
+        crate::base64::encode(&player.wasm)
     );
     // The script is a module of its own: its `export`s are dropped so it can run inline, and it
     // is started with the WebAssembly bytes instead of a URL (file:// pages cannot fetch).
@@ -285,29 +285,6 @@ pub fn offline_html(course_json: &str, player: &PlayerFiles) -> Result<String, I
         &head,
         &boot,
     ))
-}
-
-fn base64(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = (u32::from(chunk[0]) << 16)
-            | (u32::from(*chunk.get(1).unwrap_or(&0)) << 8)
-            | u32::from(*chunk.get(2).unwrap_or(&0));
-        out.push(TABLE[(n >> 18) as usize & 63] as char);
-        out.push(TABLE[(n >> 12) as usize & 63] as char);
-        out.push(if chunk.len() > 1 {
-            TABLE[(n >> 6) as usize & 63] as char
-        } else {
-            '='
-        });
-        out.push(if chunk.len() > 2 {
-            TABLE[n as usize & 63] as char
-        } else {
-            '='
-        });
-    }
-    out
 }
 
 #[cfg(test)]
@@ -441,7 +418,7 @@ mod tests {
         assert!(!page.contains("export {"));
         assert!(page.contains("class Thing {}") && !page.contains("export class"));
         assert!(page.contains("<style>\nbody { color: red }"));
-        assert!(page.contains(&base64(b"\0asm\x01\0\0\0")));
+        assert!(page.contains(&crate::base64::encode(b"\0asm\x01\0\0\0")));
         assert!(
             !page.contains("src=\"") && !page.contains("href=\"/"),
             "nothing to fetch"
@@ -466,7 +443,7 @@ mod tests {
             ("foo", "Zm9v"),
             ("foobar", "Zm9vYmFy"),
         ] {
-            assert_eq!(base64(plain.as_bytes()), encoded);
+            assert_eq!(crate::base64::encode(plain.as_bytes()), encoded);
         }
     }
 

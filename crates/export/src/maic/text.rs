@@ -305,38 +305,12 @@ fn decode_entities(text: &str) -> String {
     out
 }
 
-/// Decodes standard base64 (with or without padding; whitespace ignored).
-pub(super) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc: u32 = 0;
-    let mut bits = 0;
-    for c in text.bytes() {
-        let value = match c {
-            b'A'..=b'Z' => c - b'A',
-            b'a'..=b'z' => c - b'a' + 26,
-            b'0'..=b'9' => c - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            c if c.is_ascii_whitespace() => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-        }
-    }
-    Some(out)
-}
-
 /// A `data:<mime>;base64,<data>` URL's media type and bytes.
 pub(super) fn data_url(url: &str) -> Option<(String, Vec<u8>)> {
     let rest = url.strip_prefix("data:")?;
     let (header, data) = rest.split_once(',')?;
     let mime = header.strip_suffix(";base64")?;
-    Some((mime.to_ascii_lowercase(), base64_decode(data)?))
+    Some((mime.to_ascii_lowercase(), crate::base64::decode(data)?))
 }
 
 /// The usual file extension of a media type.
@@ -498,7 +472,7 @@ mod tests {
 
     #[test]
     fn base64_and_data_urls_decode() {
-        assert_eq!(base64_decode("aGVsbG8=").unwrap(), b"hello");
+        assert_eq!(crate::base64::decode("aGVsbG8=").unwrap(), b"hello");
         let (mime, bytes) = data_url("data:image/PNG;base64,iVBORw==").unwrap();
         assert_eq!((mime.as_str(), bytes.len()), ("image/png", 4));
         assert!(data_url("data:text/plain,hi").is_none());

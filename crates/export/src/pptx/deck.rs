@@ -485,41 +485,13 @@ pub(crate) fn data_image(src: &str) -> Option<(ImageFormat, Vec<u8>)> {
     if !parts.any(|p| p == "base64") {
         return None;
     }
-    let bytes = base64_decode(payload)?;
+    let bytes = crate::base64::decode(payload)?;
     let magic_ok = match format {
         ImageFormat::Png => bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
         ImageFormat::Jpeg => bytes.starts_with(&[0xff, 0xd8, 0xff]),
         ImageFormat::Gif => bytes.starts_with(b"GIF87a") || bytes.starts_with(b"GIF89a"),
     };
     magic_ok.then_some((format, bytes))
-}
-
-/// Standard or URL-safe base64; whitespace is skipped, padding optional. `None` on any other
-/// character.
-pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(text.len() / 4 * 3);
-    let mut buffer: u32 = 0;
-    let mut bits = 0;
-    for byte in text.bytes() {
-        let sextet = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            b'=' => break,
-            b' ' | b'\t' | b'\n' | b'\r' => continue,
-            _ => return None,
-        };
-        buffer = (buffer << 6) | sextet as u32;
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((buffer >> bits) as u8);
-            buffer &= (1 << bits) - 1;
-        }
-    }
-    Some(out)
 }
 
 /// Width and height in pixels, read from the image's header.

@@ -3,8 +3,9 @@ use std::collections::BTreeMap;
 use aula_course::{Course, SceneContent};
 use serde_json::json;
 
-use super::deck::{base64_decode, data_image, image_size, speaker_notes};
+use super::deck::{data_image, image_size, speaker_notes};
 use super::*;
+use crate::base64::decode as base64_decode;
 use crate::zip::{read_zip, ZipLimits};
 
 const TRANSFORMER: &str = include_str!("../../../../public/courses/transformer-en.json");
