@@ -10,9 +10,11 @@
 //! transport lives in `app`, and a scripted one in [`transport::memory`] for tests.
 
 pub mod anthropic;
+pub mod budget;
 pub mod error;
 pub mod event;
 pub mod gemini;
+pub mod limits;
 pub mod models;
 pub mod ollama;
 pub mod openai;
@@ -37,6 +39,7 @@ use std::task::Poll;
 
 pub use error::ProviderError;
 pub use event::{StopReason, StreamEvent};
+pub use limits::{LearnerLimits, LimitSource, ModelLimits, ServerLimits};
 pub use models::{list_models, models_request, parse_models};
 pub use openai::OpenAiChatDecoder;
 pub use presets::{explain_network_failure, preset, BrowserAccess, KeyNeed, Preset, PRESETS};
@@ -180,21 +183,33 @@ pub(crate) fn http_failure(
     )
 }
 
+/// How long an attempt waits: for the answer to start (headers and the first bytes of the
+/// reply: a CPU reading a long prompt, or a server queueing the request behind others, is
+/// silent until then), and then between two chunks.
+#[derive(Clone, Copy)]
+pub(crate) struct Patience<'a> {
+    pub sleeper: &'a dyn Sleeper,
+    pub first_byte_ms: u64,
+    pub stall_ms: u64,
+}
+
 /// Runs one request's answer to its end. Every event but a final error goes to `on_event`; the
-/// error is returned instead, so a caller may retry. `stall` bounds the wait for each chunk.
+/// error is returned instead, so a caller may retry. `patience` bounds the waits.
 pub(crate) async fn drive_attempt(
     response: transport::ResponseFuture,
     endpoint: &Endpoint,
     wants_json: bool,
-    stall: Option<(&dyn Sleeper, u64)>,
+    patience: Option<Patience<'_>>,
     on_event: &mut dyn FnMut(StreamEvent),
 ) -> Option<ProviderError> {
-    let stalled = |endpoint: &Endpoint| ProviderError::Stalled {
+    let stalled = |endpoint: &Endpoint, ms: u64| ProviderError::Stalled {
         provider: endpoint.provider_name(),
-        seconds: stall.map_or(0, |(_, ms)| ms.div_ceil(1000)),
+        seconds: ms.div_ceil(1000),
     };
-    let response = match within(response, stall).await {
-        None => return Some(stalled(endpoint)),
+    let first = patience.map(|p| (p.sleeper, p.first_byte_ms));
+    let between = patience.map(|p| (p.sleeper, p.stall_ms));
+    let response = match within(response, first).await {
+        None => return Some(stalled(endpoint, first.map_or(0, |(_, ms)| ms))),
         Some(Err(e)) => return Some(transport_failure(endpoint, e, false)),
         Some(Ok(response)) => response,
     };
@@ -205,7 +220,7 @@ pub(crate) async fn drive_attempt(
     } = response;
     if !(200..300).contains(&status) {
         let mut bytes = Vec::new();
-        while let Some(Some(Ok(chunk))) = within(next_chunk(&mut body), stall).await {
+        while let Some(Some(Ok(chunk))) = within(next_chunk(&mut body), between).await {
             bytes.extend_from_slice(&chunk);
             if bytes.len() >= MAX_ERROR_BODY_BYTES {
                 break;
@@ -235,13 +250,16 @@ pub(crate) async fn drive_attempt(
         }
         None
     };
+    let mut started = false;
     loop {
-        let bytes = match within(next_chunk(&mut body), stall).await {
-            None => return Some(stalled(endpoint)),
+        let limit = if started { between } else { first };
+        let bytes = match within(next_chunk(&mut body), limit).await {
+            None => return Some(stalled(endpoint, limit.map_or(0, |(_, ms)| ms))),
             Some(None) => break,
             Some(Some(Err(e))) => return Some(transport_failure(endpoint, e, true)),
             Some(Some(Ok(bytes))) => bytes,
         };
+        started |= !bytes.is_empty();
         // Anything after the end is ignored; dropping the body cancels it.
         if let Some(outcome) = deliver(decoder.push(&bytes)) {
             return outcome;
@@ -1072,6 +1090,91 @@ mod tests {
         );
         assert!(sleeper.asked.borrow().contains(&45_000));
         assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+    }
+
+    #[test]
+    fn an_answer_that_has_not_started_is_waited_for_longer_than_a_pause_mid_reply() {
+        let mut silent = ScriptedAnswer::streaming(Vec::new());
+        silent.hangs = true;
+        let transport = ScriptedTransport::answering(
+            vec![silent],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 100)),
+        );
+        let sleeper = InstantSleeper::default();
+        let (events, retries) = with_retry(&transport, &sleeper, RetryPolicy::default());
+        assert_eq!(
+            retries[0].2,
+            ProviderError::Stalled {
+                provider: "OpenAI".into(),
+                seconds: 60
+            }
+        );
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+    }
+
+    #[test]
+    fn a_local_server_gets_minutes_to_read_its_prompt_before_it_counts_as_stalled() {
+        let local = Endpoint::from_preset(preset("llamacpp").unwrap(), "qwen", None);
+        let policy = RetryPolicy::default().patient_for(&local);
+        assert_eq!(policy.first_byte_ms, retry::LOCAL_FIRST_BYTE_MS);
+        assert_eq!(policy.stall_ms, retry::LOCAL_STALL_MS);
+        assert_eq!(
+            RetryPolicy::default().patient_for(&endpoint()),
+            RetryPolicy::default()
+        );
+        let mut silent = ScriptedAnswer::streaming(Vec::new());
+        silent.hangs = true;
+        let transport = ScriptedTransport::answering(
+            vec![silent],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 100)),
+        );
+        let sleeper = InstantSleeper::default();
+        let events = Rc::new(RefCell::new(Vec::new()));
+        let sink = events.clone();
+        let (_abort, drive) = stream_chat_with_retry(
+            &transport,
+            &sleeper,
+            policy,
+            local,
+            &request(),
+            move |e| sink.borrow_mut().push(e),
+            |_, _, _: &ProviderError| {},
+        );
+        run(drive);
+        assert!(sleeper.asked.borrow().contains(&retry::LOCAL_FIRST_BYTE_MS));
+        assert!(!sleeper.asked.borrow().contains(&60_000));
+    }
+
+    #[test]
+    fn loopback_and_private_addresses_are_local_servers() {
+        let at = |url: &str| Endpoint {
+            provider: "custom".into(),
+            dialect: Dialect::OpenAiChat,
+            base_url: url.into(),
+            model: "m".into(),
+            api_key: None,
+        };
+        for url in [
+            "http://localhost:8081/v1",
+            "http://127.0.0.1:9000",
+            "http://[::1]:8081/v1",
+            "http://192.168.1.20:1234/v1",
+            "http://10.0.0.5/v1",
+            "http://172.20.0.2:8000/v1",
+            "http://gpu-box.local:8080/v1",
+        ] {
+            assert!(at(url).is_local(), "{url}");
+        }
+        for url in [
+            "https://api.openai.com/v1",
+            "https://172.64.1.1/v1",
+            "https://127.example.com/v1",
+            "https://10.example.org",
+            "",
+        ] {
+            assert!(!at(url).is_local(), "{url}");
+        }
+        assert!(Endpoint::from_preset(preset("ollama").unwrap(), "m", None).is_local());
     }
 
     #[test]

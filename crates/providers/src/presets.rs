@@ -51,6 +51,16 @@ pub struct Preset {
     pub key_url: &'static str,
     /// One line for the settings page.
     pub notes: &'static str,
+    /// The context (prompt and reply together, in tokens) to plan for when neither the server
+    /// nor the learner says: a safe floor for the suggested models, not their maximum.
+    pub context_tokens: u32,
+    /// Requests to send at once when neither the server nor the learner says: a local server
+    /// answers one at a time unless started with more slots.
+    pub parallel: u32,
+    /// The server constrains sampling to any JSON schema it is given (llama.cpp's grammars,
+    /// Ollama's `format`), so every JSON stage may send its full schema and a small model's JSON
+    /// is right by construction. Elsewhere only the simple strict schemas go out.
+    pub enforces_schemas: bool,
 }
 
 const OLLAMA_ORIGINS: &str = "Start it with OLLAMA_ORIGINS set to this page's address, e.g. \
@@ -68,6 +78,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://platform.openai.com/api-keys",
         notes: "Also offers text-to-speech and transcription with the same key.",
+        context_tokens: 128_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "anthropic",
@@ -80,6 +93,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://console.anthropic.com/settings/keys",
         notes: "Browser access is on by default; an organisation admin can turn it off.",
+        context_tokens: 200_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "gemini",
@@ -96,6 +112,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://aistudio.google.com/apikey",
         notes: "Uses Gemini's own API: its OpenAI-compatible one refuses web pages.",
+        context_tokens: 1_000_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "deepseek",
@@ -108,6 +127,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://platform.deepseek.com/api_keys",
         notes: "deepseek-reasoner shows its reasoning before answering.",
+        context_tokens: 64_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "openrouter",
@@ -125,6 +147,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://openrouter.ai/keys",
         notes: "One key for models from many vendors, including ones that refuse web pages.",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "groq",
@@ -141,6 +166,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://console.groq.com/keys",
         notes: "Very fast; also transcribes speech (Whisper) with the same key.",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "mistral",
@@ -157,6 +185,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://console.mistral.ai/api-keys",
         notes: "",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "xai",
@@ -169,6 +200,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://console.x.ai",
         notes: "",
+        context_tokens: 128_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "together",
@@ -185,6 +219,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://api.together.ai/settings/api-keys",
         notes: "",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "moonshot",
@@ -201,6 +238,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://platform.moonshot.ai/console/api-keys",
         notes: "Keys from mainland China use https://api.moonshot.cn/v1.",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "zhipu",
@@ -213,6 +253,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: false,
         key_url: "https://open.bigmodel.cn/usercenter/apikeys",
         notes: "Outside mainland China use Z.ai.",
+        context_tokens: 128_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "zai",
@@ -225,6 +268,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: false,
         key_url: "https://z.ai/manage-apikey/apikey-list",
         notes: "",
+        context_tokens: 128_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "qwen",
@@ -238,6 +284,9 @@ pub const PRESETS: &[Preset] = &[
         key_url: "https://bailian.console.alibabacloud.com/",
         notes: "Mainland China: https://dashscope.aliyuncs.com/compatible-mode/v1. Often refuses \
                 web pages; Qwen models are also on OpenRouter.",
+        context_tokens: 128_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "siliconflow",
@@ -254,6 +303,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "https://cloud.siliconflow.cn/account/ak",
         notes: "International accounts use https://api.siliconflow.com/v1.",
+        context_tokens: 32_000,
+        parallel: 3,
+        enforces_schemas: false,
     },
     Preset {
         id: "ollama",
@@ -266,6 +318,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "",
         notes: "Free and private; install a model first, e.g. `ollama pull llama3.2`.",
+        context_tokens: 4_096,
+        parallel: 1,
+        enforces_schemas: true,
     },
     Preset {
         id: "ollama-native",
@@ -278,6 +333,9 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "",
         notes: "Ollama's own /api/chat: structured output and thinking switches work here.",
+        context_tokens: 4_096,
+        parallel: 1,
+        enforces_schemas: true,
     },
     Preset {
         id: "lmstudio",
@@ -293,21 +351,32 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "",
         notes: "Load a model in LM Studio first.",
+        context_tokens: 4_096,
+        parallel: 1,
+        enforces_schemas: true,
     },
     Preset {
         id: "llamacpp",
         name: "llama.cpp server (on this computer)",
         dialect: Dialect::OpenAiChat,
-        base_url: "http://localhost:8080/v1",
+        // Not llama-server's own default (8080): that is the port `cargo xtask dev` serves Aula
+        // on, so the two would collide on a developer's machine.
+        base_url: "http://localhost:8081/v1",
         models: &[],
         key: KeyNeed::Optional,
         browser: BrowserAccess::LocalServerNeedsOrigin(
-            "Recent llama-server builds need `--cors-origins` with this page's address; older \
-             ones accept any page. Agent/tool modes restrict it to localhost.",
+            "Start llama-server with `--port 8081` (its own default, 8080, is where `cargo xtask \
+             dev` serves Aula) or type its address here. Recent builds also need this page's \
+             address in their CORS origins, and the Authorization header allowed when you set a \
+             key.",
         ),
         lists_models: true,
         key_url: "",
-        notes: "Pass the key here if you started llama-server with --api-key.",
+        notes: "Aula reads the server's context size and slots from /props. Pass the key here \
+                if you started llama-server with --api-key.",
+        context_tokens: 4_096,
+        parallel: 1,
+        enforces_schemas: true,
     },
     Preset {
         id: "custom",
@@ -320,8 +389,19 @@ pub const PRESETS: &[Preset] = &[
         lists_models: true,
         key_url: "",
         notes: "Any server speaking OpenAI's chat completions, e.g. a proxy you run.",
+        context_tokens: 8_192,
+        parallel: 1,
+        enforces_schemas: false,
     },
 ];
+
+impl Preset {
+    /// A server on the learner's own computer, which may be a CPU taking minutes to start a
+    /// reply.
+    pub fn is_local(&self) -> bool {
+        matches!(self.browser, BrowserAccess::LocalServerNeedsOrigin(_))
+    }
+}
 
 /// The preset with this id.
 pub fn preset(id: &str) -> Option<&'static Preset> {
@@ -333,7 +413,7 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
 /// kind of provider it is.
 pub fn explain_network_failure(preset_id: &str) -> String {
     let Some(p) = preset(preset_id).filter(|p| p.id != "custom") else {
-        return "Check the base URL in Settings → Providers. If it is right and other sites work, \
+        return "Check the base URL in Settings → AI provider. If it is right and other sites work, \
                 the server may not accept requests from a web page (CORS): it must allow this \
                 page's address, or be reached through a proxy that does."
             .to_string();
@@ -449,6 +529,33 @@ mod tests {
     }
 
     #[test]
+    fn no_local_server_defaults_to_the_port_aula_itself_is_served_on() {
+        // `cargo xtask dev` serves Aula on 8080 (xtask/src/main.rs, Trunk.toml).
+        for p in PRESETS.iter().filter(|p| p.is_local()) {
+            assert!(!p.base_url.contains(":8080"), "{}", p.id);
+        }
+        let llamacpp = preset("llamacpp").unwrap();
+        assert!(llamacpp.base_url.contains(":8081"));
+        let BrowserAccess::LocalServerNeedsOrigin(hint) = llamacpp.browser else {
+            panic!("llama.cpp is a local server");
+        };
+        assert!(hint.contains("8081") && hint.contains("8080"), "{hint}");
+    }
+
+    #[test]
+    fn local_servers_plan_for_one_slot_and_a_small_context_and_take_any_schema() {
+        for p in PRESETS {
+            assert!(p.context_tokens >= 4_096, "{}", p.id);
+            assert!((1..=8).contains(&p.parallel), "{}", p.id);
+            if p.is_local() {
+                assert_eq!((p.parallel, p.context_tokens), (1, 4_096), "{}", p.id);
+                assert!(p.enforces_schemas, "{}", p.id);
+            }
+        }
+        assert!(!preset("openai").unwrap().enforces_schemas);
+    }
+
+    #[test]
     fn custom_speaks_openai_and_is_unverified() {
         let custom = preset("custom").unwrap();
         assert_eq!(custom.dialect, Dialect::OpenAiChat);
@@ -460,7 +567,7 @@ mod tests {
         assert!(explain_network_failure("ollama").contains("OLLAMA_ORIGINS"));
         assert!(explain_network_failure("ollama-native").contains("OLLAMA_ORIGINS"));
         assert!(explain_network_failure("lmstudio").contains("--cors"));
-        assert!(explain_network_failure("llamacpp").contains("--cors-origins"));
+        assert!(explain_network_failure("llamacpp").contains("--port 8081"));
         assert!(explain_network_failure("anthropic").contains("organisation"));
         assert!(explain_network_failure("qwen").contains("proxy"));
         assert!(explain_network_failure("custom").contains("base URL"));

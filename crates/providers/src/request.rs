@@ -165,6 +165,41 @@ impl Endpoint {
         }
     }
 
+    /// A server on the learner's own computer or network: a local preset, or a URL whose host
+    /// is a loopback or private address.
+    pub fn is_local(&self) -> bool {
+        if crate::preset(&self.provider).is_some_and(|p| p.is_local()) {
+            return true;
+        }
+        let rest = self
+            .base_url
+            .trim()
+            .split_once("://")
+            .map_or(self.base_url.as_str(), |(_, r)| r);
+        let authority = rest.split('/').next().unwrap_or_default();
+        let host = match authority.strip_prefix('[') {
+            Some(v6) => v6.split(']').next().unwrap_or_default(),
+            None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
+        }
+        .to_ascii_lowercase();
+        let private_v4 = |h: &str| {
+            let octets: Vec<u8> = h.split('.').filter_map(|o| o.parse().ok()).collect();
+            if octets.len() != 4 {
+                return false;
+            }
+            match octets[..] {
+                [127, ..] | [10, ..] | [192, 168, ..] => true,
+                [172, b, ..] => (16..=31).contains(&b),
+                _ => false,
+            }
+        };
+        host == "localhost"
+            || host.ends_with(".localhost")
+            || host.ends_with(".local")
+            || host == "::1"
+            || private_v4(&host)
+    }
+
     /// The key, or `""` when there is none (a blank key counts as none).
     pub(crate) fn key(&self) -> &str {
         self.api_key.as_deref().map(str::trim).unwrap_or_default()

@@ -29,7 +29,10 @@ pub struct RetryPolicy {
     pub base_ms: u64,
     /// No wait is longer than this, whatever the provider asks.
     pub cap_ms: u64,
-    /// An attempt that receives no bytes for this long fails as stalled.
+    /// An attempt whose answer has not started after this long fails as stalled: the wait for
+    /// the first bytes, which covers reading the prompt and any queue at the server.
+    pub first_byte_ms: u64,
+    /// An attempt that then receives no bytes for this long fails as stalled.
     pub stall_ms: u64,
     /// Retry even after part of the reply was shown (the caller must then discard it; it is told
     /// through `on_retry`).
@@ -42,6 +45,7 @@ impl Default for RetryPolicy {
             max_attempts: 4,
             base_ms: 1_000,
             cap_ms: 30_000,
+            first_byte_ms: 60_000,
             stall_ms: 45_000,
             retry_after_output: false,
         }
@@ -56,7 +60,28 @@ pub enum RetryDecision {
     GiveUp,
 }
 
+/// How long a server on the learner's own computer may take to start answering: a small model
+/// on a CPU reads a few thousand prompt tokens in minutes, and a server with one slot answers
+/// queued requests one after another.
+pub const LOCAL_FIRST_BYTE_MS: u64 = 20 * 60_000;
+/// The longest pause between two chunks from such a server (a busy CPU can slow to a token
+/// every few seconds).
+pub const LOCAL_STALL_MS: u64 = 120_000;
+
 impl RetryPolicy {
+    /// This policy with waits that fit the endpoint: a local server gets minutes to start.
+    pub fn patient_for(self, endpoint: &Endpoint) -> RetryPolicy {
+        if endpoint.is_local() {
+            RetryPolicy {
+                first_byte_ms: self.first_byte_ms.max(LOCAL_FIRST_BYTE_MS),
+                stall_ms: self.stall_ms.max(LOCAL_STALL_MS),
+                ..self
+            }
+        } else {
+            self
+        }
+    }
+
     /// Decides after attempt number `attempt` (1 for the first) failed with `error`.
     /// `output_shown` says whether any of its reply reached the learner; `jitter_0_to_1` is a
     /// random number in `[0, 1]`. The wait is "equal jitter" exponential backoff, between half
@@ -127,7 +152,8 @@ impl AbortHandle for RetryAbort {
 /// [`crate::stream_chat`] with retries: a failed attempt that `policy` says is worth retrying is
 /// reported to `on_retry(attempt, wait_ms, &error)` (attempt 1 is the first) instead of
 /// `on_event`, and tried again after the wait. Each attempt fails as
-/// [`ProviderError::Stalled`] if no bytes come for `policy.stall_ms`. `on_event` sees the events
+/// [`ProviderError::Stalled`] if its answer has not started after `policy.first_byte_ms`, or
+/// then no bytes come for `policy.stall_ms`. `on_event` sees the events
 /// of every attempt and, at the end, exactly one `Done` or `Error`.
 pub fn stream_chat_with_retry<'a, E, R>(
     transport: &'a dyn Transport,
@@ -170,8 +196,13 @@ where
                 }
                 on_event(event);
             };
-            let stall = Some((sleeper, policy.stall_ms));
-            let failure = drive_attempt(response, &endpoint, wants_json, stall, &mut forward).await;
+            let patience = Some(crate::Patience {
+                sleeper,
+                first_byte_ms: policy.first_byte_ms,
+                stall_ms: policy.stall_ms,
+            });
+            let failure =
+                drive_attempt(response, &endpoint, wants_json, patience, &mut forward).await;
             let Some(error) = failure else { return };
             let decision = if shared.stopped.get() {
                 RetryDecision::GiveUp
