@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use crate::script::{prompt_from_messages, Prompt, Stop};
+use crate::script::{prompt_from_messages, token_count, Prompt, Stop};
 use crate::stream::{Frame, Misfits, Turn};
 
 /// Stands in for the opaque signature that closes a thinking block (base64, like the real one).
@@ -40,6 +40,19 @@ pub fn prompt(body: &Value) -> Prompt {
         body["model"].as_str().map(str::to_string),
         body.get("system"),
         &body["messages"],
+    )
+}
+
+pub fn max_tokens(body: &Value) -> Option<usize> {
+    token_count(&body["max_tokens"])
+}
+
+/// Anthropic's answer to a prompt longer than the context.
+pub fn prompt_too_long(prompt_tokens: usize, n_ctx: usize, n: usize) -> Value {
+    error_body(
+        "invalid_request_error",
+        &format!("prompt is too long: {prompt_tokens} tokens > {n_ctx} maximum"),
+        n,
     )
 }
 

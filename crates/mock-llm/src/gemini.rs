@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::script::{text_in, Prompt, Stop};
+use crate::script::{text_in, token_count, Prompt, Stop};
 use crate::stream::{Frame, Misfits, Turn};
 
 /// The gRPC status name Google gives `status`.
@@ -72,6 +72,25 @@ pub fn prompt(model: &str, body: &Value) -> Prompt {
         prompt.last_message = text;
     }
     prompt
+}
+
+/// `generationConfig.maxOutputTokens` (the REST API takes snake case too).
+pub fn max_tokens(body: &Value) -> Option<usize> {
+    let config = body
+        .get("generationConfig")
+        .or_else(|| body.get("generation_config"))?;
+    token_count(&config["maxOutputTokens"]).or_else(|| token_count(&config["max_output_tokens"]))
+}
+
+/// Google's answer to a prompt longer than the context.
+pub fn prompt_too_long(prompt_tokens: usize, n_ctx: usize) -> Value {
+    error_body(
+        400,
+        &format!(
+            "The input token count ({prompt_tokens}) exceeds the maximum number of tokens \
+             allowed ({n_ctx})."
+        ),
+    )
 }
 
 fn finish_reason(turn: &Turn) -> &'static str {

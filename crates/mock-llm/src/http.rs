@@ -3,6 +3,7 @@
 //! vendors do), close. Every response carries the CORS headers a page on another origin needs.
 
 use std::io::{self, BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
 
 const MAX_HEAD_BYTES: usize = 64 * 1024;
 const MAX_BODY_BYTES: usize = 8 * 1024 * 1024;
@@ -180,6 +181,25 @@ fn reason(status: u16) -> &'static str {
 }
 
 /// Writes the status line and headers (with CORS), then the blank line.
+/// Whether the client closed its side (or the connection broke), seen without blocking; a
+/// client still waiting for its answer has sent nothing more, so a read would block.
+pub fn hung_up(stream: &TcpStream) -> bool {
+    if stream.set_nonblocking(true).is_err() {
+        return true;
+    }
+    let mut byte = [0u8; 1];
+    let gone = match stream.peek(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    };
+    // A socket left non-blocking would cut later writes short.
+    stream.set_nonblocking(false).is_err() || gone
+}
+
 pub fn write_head(out: &mut impl Write, status: u16, headers: &[(&str, String)]) -> io::Result<()> {
     let mut head = format!("HTTP/1.1 {status} {}\r\n", reason(status));
     for (name, value) in CORS_HEADERS {

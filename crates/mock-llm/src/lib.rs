@@ -15,11 +15,13 @@
 //! | `POST /api/chat` | Ollama, NDJSON or JSON | none |
 //! | `GET /v1/models` | OpenAI list, or Anthropic's when `anthropic-version` is sent | as above |
 //! | `GET /v1beta/models`, `GET /api/tags` | Gemini, Ollama model lists | as above |
+//! | `GET /props` | llama.cpp's: `default_generation_settings.n_ctx` (`n_ctx`, else 4096), `total_slots` (`slots`, else 1), `model_alias`, `model_path`, `build_info`, ... | none |
+//! | `POST /api/show` `{"model": …}` | Ollama's: `model_info` with `"<architecture>.context_length"` (the architecture from the name: `qwen2`, `llama`, ...), `parameters` (`num_ctx` when `n_ctx` is set), `details`, ... | none |
 //! | `POST /v1/audio/speech` | silent mp3 / opus (Ogg) / wav / flac / pcm by `response_format` | Bearer |
 //! | `POST /v1/audio/transcriptions` (multipart) | `{"text": script.transcript}` | Bearer |
 //! | `GET /health` | `ok` | none |
 //! | `POST /__script` | replace the script (JSON body); resets fault counters | none |
-//! | `GET /__requests` | every request so far: method, path, dialect, model, headers (keys redacted), body, tokens, `received_ms` / `answered_ms` (since the server started) | none |
+//! | `GET /__requests` | every request so far: method, path, dialect, model, headers (keys redacted), body, tokens, `received_ms` / `started_ms` (a slot took it) / `answered_ms`, in ms since the server started | none |
 //! | `POST /__reset` | forget the requests and fault counters | none |
 //!
 //! Every answer carries CORS headers and every `OPTIONS` gets a 204. The key `bad-key` is
@@ -46,7 +48,10 @@
 //!   "chunk_delay_ms": 0,
 //!   "model": "mock-model",
 //!   "transcript": "What is photosynthesis?",
-//!   "models": ["mock-model"]
+//!   "models": ["mock-model"],
+//!   "slots": 1,
+//!   "n_ctx": 8192,
+//!   "prompt_tokens_per_s": 40.0
 //! }
 //! ```
 //!
@@ -74,6 +79,31 @@
 //!   `{"type": "http_error" | "cut_stream" | "stream_error", ...}` entries still load.
 //! - `chunk_words`: words per streamed chunk (a CJK character or 16 letters of a long word
 //!   count as one); `chunk_delay_ms`: a pause before every streamed frame.
+//! - `slots`: at most this many chat requests (all dialects together) are served at once; the
+//!   others wait their turn in arrival order, and as llama.cpp does, nothing of a waiting
+//!   request's answer is sent, not even its status line, until it is served (llama.cpp sends
+//!   its headers with the first token). A client that hangs up while waiting leaves the line.
+//!   Absent: no limit.
+//! - `n_ctx`: the context of a slot, in estimated tokens. A prompt of `n_ctx` tokens or more is
+//!   refused, once a slot takes it and before any work, with a 400: llama.cpp's
+//!   `{"error":{"code":400,"message":"request (N tokens) exceeds the available context size
+//!   (M tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":N,
+//!   "n_ctx":M}}` for OpenAI, Ollama's `{"error": "<that JSON>"}` (as it answers with
+//!   `"truncate": false`), Anthropic's "prompt is too long" and Gemini's `INVALID_ARGUMENT`.
+//!   Ollama requests that set `options.num_ctx` get that context instead, as Ollama loads the
+//!   model with it. A reply is cut where the context is full (`n_ctx` minus the prompt).
+//! - Every reply is cut at the request's own limit too: `max_completion_tokens` or
+//!   `max_tokens` (OpenAI), `max_tokens` (Anthropic), `generationConfig.maxOutputTokens`
+//!   (Gemini), `options.num_predict` (Ollama; negative = none). A cut reply (thinking first,
+//!   then text, counted with the estimate below) ends with the dialect's length stop:
+//!   `finish_reason: "length"`, `stop_reason: "max_tokens"`, `finishReason: "MAX_TOKENS"`,
+//!   `done_reason: "length"`.
+//! - `prompt_tokens_per_s`: the prompt is read at this speed before anything is sent (a CPU's
+//!   prompt processing), so the status line, headers and first chunk wait `prompt tokens / R`
+//!   seconds; the fault `drip_tokens_per_s` is then the generation speed (a whole, unstreamed
+//!   answer waits for all its tokens at that speed), and `ttft_ms` still comes after the
+//!   headers. With `"slots": 1`, `"prompt_tokens_per_s": 40` and `"faults":
+//!   [{"drip_tokens_per_s": 8}]` the mock answers like a small model on a 2-core CPU.
 //!
 //! Token counts (usage in replies and in `/__requests`) are an estimate: one token per CJK
 //! character plus one per four other characters (spaces included), rounded up, summed over the
@@ -86,26 +116,29 @@ pub mod anthropic;
 pub mod audio;
 pub mod gemini;
 pub mod http;
+pub mod llamacpp;
 pub mod ollama;
 pub mod openai;
 pub mod script;
+pub mod slots;
 pub mod stream;
 
 use std::collections::HashMap;
 use std::io::{self, Write};
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::{self, JoinHandle};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 pub use script::{Dialect, FaultSet, HttpError, Reply, Script, ScriptError, StreamError};
 
-use http::{write_head, write_response, ChunkedBody, MultipartValue, Request};
-use script::{estimate_tokens, Prompt};
+use http::{hung_up, write_head, write_response, ChunkedBody, MultipartValue, Request};
+use script::{estimate_tokens, time_for, Prompt};
+use slots::Slots;
 use stream::{emit, Frame, Misfits, Sink, Turn};
 
 /// The key tests use to get a 401.
@@ -136,16 +169,25 @@ pub struct RecordedRequest {
     pub status: u16,
     /// When the request arrived, in ms since the server started.
     pub received_ms: u64,
+    /// When a slot took the chat request and its serving began (after any wait for a slot),
+    /// in ms since the server started; `None` until then and for other requests.
+    pub started_ms: Option<u64>,
     /// When a chat answer was fully written (or the connection dropped), in ms since the server
     /// started; `None` until then and for other requests.
     pub answered_ms: Option<u64>,
     /// The chat request number (from 1), for chat requests.
     pub chat_number: Option<usize>,
+    /// Tells entries apart even when `/__reset` restarts the chat numbers.
+    #[serde(skip)]
+    pub(crate) id: u64,
 }
 
 struct State {
-    started: std::time::Instant,
+    started: Instant,
     script: Mutex<Script>,
+    slots: Slots,
+    /// Numbers the logged requests, never reset.
+    next_id: AtomicU64,
     requests: Mutex<Vec<RecordedRequest>>,
     /// Requests seen per fault scope: a rule with its own faults, or the script (`None`).
     scope_hits: Mutex<HashMap<Option<usize>, usize>>,
@@ -165,25 +207,43 @@ impl State {
         self.started.elapsed().as_millis() as u64
     }
 
-    /// Marks chat request `n` as answered now.
-    fn answered(&self, n: usize) {
-        let now = self.since_start();
-        if let Some(entry) = lock(&self.requests)
-            .iter_mut()
-            .rev()
-            .find(|e| e.chat_number == Some(n))
-        {
-            entry.answered_ms = Some(now);
+    /// Changes the logged request `id`, if it is still in the log.
+    fn update(&self, id: u64, change: impl FnOnce(&mut RecordedRequest)) {
+        if let Some(entry) = lock(&self.requests).iter_mut().rev().find(|e| e.id == id) {
+            change(entry);
         }
     }
 
-    fn record(&self, mut entry: RecordedRequest) {
+    /// Marks the logged request `id` as being served from now.
+    fn started(&self, id: u64) {
+        let now = self.since_start();
+        self.update(id, |entry| entry.started_ms = Some(now));
+    }
+
+    /// Marks the logged request `id` as answered now.
+    fn answered(&self, id: u64) {
+        let now = self.since_start();
+        self.update(id, |entry| entry.answered_ms = Some(now));
+    }
+
+    /// Logs a request as arrived now; its id, for later updates.
+    fn record(&self, mut entry: RecordedRequest) -> u64 {
         entry.received_ms = self.since_start();
+        entry.id = self.next_id.fetch_add(1, Ordering::SeqCst);
+        let id = entry.id;
         let mut requests = lock(&self.requests);
         if requests.len() >= MAX_LOGGED_REQUESTS {
             requests.remove(0);
         }
         requests.push(entry);
+        id
+    }
+
+    fn set_script(&self, script: Script) {
+        let slots = script.slots;
+        *lock(&self.script) = script;
+        lock(&self.scope_hits).clear();
+        self.slots.set_limit(slots);
     }
 
     fn reset(&self) {
@@ -229,8 +289,7 @@ impl MockServer {
 
     /// Replaces the script (what `POST /__script` does).
     pub fn set_script(&self, script: Script) {
-        *lock(&self.state.script) = script;
-        lock(&self.state.scope_hits).clear();
+        self.state.set_script(script);
     }
 
     /// Blocks until the server stops (for the binary).
@@ -262,7 +321,9 @@ pub fn start(port: u16, script: Script) -> io::Result<MockServer> {
     let addr = listener.local_addr()?;
     let stop = Arc::new(AtomicBool::new(false));
     let state = Arc::new(State {
-        started: std::time::Instant::now(),
+        started: Instant::now(),
+        slots: Slots::new(script.slots),
+        next_id: AtomicU64::new(0),
         script: Mutex::new(script),
         requests: Mutex::new(Vec::new()),
         scope_hits: Mutex::new(HashMap::new()),
@@ -425,8 +486,10 @@ fn recorded(request: &Request, dialect: Option<Dialect>, status: u16) -> Recorde
         rule: None,
         status,
         received_ms: 0,
+        started_ms: None,
         answered_ms: None,
         chat_number: None,
+        id: 0,
     }
 }
 
@@ -458,8 +521,7 @@ fn route(out: &mut TcpStream, request: &Request, state: &State) -> io::Result<()
             let text = String::from_utf8_lossy(&request.body);
             return match Script::from_json(&text, "POST /__script") {
                 Ok(script) => {
-                    *lock(&state.script) = script;
-                    lock(&state.scope_hits).clear();
+                    state.set_script(script);
                     write_json(out, 200, &json!({"ok": true}), &[])
                 }
                 Err(e) => write_json(out, 400, &json!({"error": e.to_string()}), &[]),
@@ -472,6 +534,19 @@ fn route(out: &mut TcpStream, request: &Request, state: &State) -> io::Result<()
         ("POST", "/__reset") => {
             state.reset();
             return write_json(out, 200, &json!({"ok": true}), &[]);
+        }
+        // llama.cpp answers it without a key unless started with one.
+        ("GET", "/props") => {
+            state.record(recorded(request, None, 200));
+            let props = {
+                let script = lock(&state.script);
+                llamacpp::props(
+                    &script.model,
+                    script.n_ctx.unwrap_or(llamacpp::DEFAULT_N_CTX),
+                    script.slots.unwrap_or(1),
+                )
+            };
+            return write_json(out, 200, &props, &[]);
         }
         _ => {}
     }
@@ -493,7 +568,7 @@ fn route(out: &mut TcpStream, request: &Request, state: &State) -> io::Result<()
             Some(Dialect::Openai)
         }
         ("GET", "/v1beta/models") => Some(Dialect::Gemini),
-        ("GET", "/api/tags") => Some(Dialect::Ollama),
+        ("GET", "/api/tags") | ("POST", "/api/show") => Some(Dialect::Ollama),
         _ => None,
     };
     let Some(dialect) = dialect else {
@@ -550,6 +625,18 @@ fn route(out: &mut TcpStream, request: &Request, state: &State) -> io::Result<()
                 Dialect::Ollama => ollama::error_body(message),
             };
             write_json(out, 400, &error, &[])
+        }
+        ("POST", "/api/show") => {
+            let answer = match body["model"].as_str().or(body["name"].as_str()) {
+                Some(model) => Ok(ollama::show(model, script.n_ctx)),
+                None => Err(ollama::error_body("model is required")),
+            };
+            let (status, value) = match answer {
+                Ok(value) => (200, value),
+                Err(error) => (400, error),
+            };
+            state.record(recorded(request, Some(dialect), status));
+            write_json(out, status, &value, &[])
         }
         _ => chat(out, request, state, &script, dialect, &body),
     }
@@ -668,6 +755,26 @@ fn invalid_request(dialect: Dialect, body: &Value, n: usize) -> Option<Value> {
     }
 }
 
+/// The reply's token limit the request sets, in its dialect's field.
+fn max_tokens(dialect: Dialect, body: &Value) -> Option<usize> {
+    match dialect {
+        Dialect::Openai => openai::max_tokens(body),
+        Dialect::Anthropic => anthropic::max_tokens(body),
+        Dialect::Gemini => gemini::max_tokens(body),
+        Dialect::Ollama => ollama::max_tokens(body),
+    }
+}
+
+/// The dialect's refusal of a prompt of `prompt_tokens` that does not fit `n_ctx`.
+fn context_refusal(dialect: Dialect, prompt_tokens: usize, n_ctx: usize, n: usize) -> String {
+    match dialect {
+        Dialect::Openai => llamacpp::context_error(prompt_tokens, n_ctx),
+        Dialect::Anthropic => anthropic::prompt_too_long(prompt_tokens, n_ctx, n).to_string(),
+        Dialect::Gemini => gemini::prompt_too_long(prompt_tokens, n_ctx).to_string(),
+        Dialect::Ollama => ollama::prompt_too_long(prompt_tokens, n_ctx).to_string(),
+    }
+}
+
 fn chat(
     out: &mut TcpStream,
     request: &Request,
@@ -683,9 +790,10 @@ fn chat(
         (Dialect::Gemini, Some((model, _))) => gemini::prompt(model, body),
         (_, _) => ollama::prompt(body),
     };
+    let input_tokens = prompt.input_tokens();
     let mut entry = recorded(request, Some(dialect), 200);
     entry.model = prompt.model.clone();
-    entry.input_tokens = prompt.input_tokens();
+    entry.input_tokens = input_tokens;
 
     if let Some(error) = invalid_request(
         dialect,
@@ -713,13 +821,6 @@ fn chat(
     };
     let decision = script.decide(rule, n, nth);
     let fault = decision.fault.clone();
-    let turn = Turn {
-        n,
-        model: prompt.model.clone().unwrap_or_else(|| script.model.clone()),
-        reply: decision.reply.clone(),
-        input_tokens: prompt.input_tokens(),
-        chunk_words: script.chunk_words,
-    };
     entry.rule = rule;
 
     if let Some(error) = fault.as_ref().and_then(|f| f.http_error.as_ref()) {
@@ -727,16 +828,91 @@ fn chat(
         state.record(entry);
         return http_error(out, dialect, error, n);
     }
-    entry.output_tokens = turn.output_tokens();
-    state.record(entry);
 
-    let stream = match (dialect, gemini) {
+    // Ollama loads the model with the context the request asks for.
+    let n_ctx = match dialect {
+        Dialect::Ollama => ollama::num_ctx(body).or(script.n_ctx),
+        _ => script.n_ctx,
+    };
+    // As llama.cpp checks it: a prompt that fills the whole context leaves no room either.
+    let refusal = n_ctx
+        .filter(|&n_ctx| input_tokens >= n_ctx)
+        .map(|n_ctx| context_refusal(dialect, input_tokens, n_ctx, n));
+    let room = n_ctx.map(|n_ctx| n_ctx.saturating_sub(input_tokens));
+    let limit = [max_tokens(dialect, body), room]
+        .into_iter()
+        .flatten()
+        .min();
+    let reply = limit
+        .and_then(|limit| decision.reply.cut_to(limit))
+        .unwrap_or(decision.reply);
+    let turn = Turn {
+        n,
+        model: prompt.model.clone().unwrap_or_else(|| script.model.clone()),
+        reply,
+        input_tokens,
+        chunk_words: script.chunk_words,
+    };
+    if refusal.is_some() {
+        entry.status = 400;
+    } else {
+        entry.output_tokens = turn.output_tokens();
+    }
+    let id = state.record(entry);
+
+    // Nothing goes out, not even the status line, before a slot takes the request: llama.cpp
+    // answers only once a slot has read the prompt and made the first token.
+    let Some(_slot) = state.slots.take(|| hung_up(out)) else {
+        state.answered(id);
+        return Ok(());
+    };
+    state.started(id);
+    let written = match refusal {
+        Some(refusal) => write_response(out, 400, "application/json", refusal.as_bytes(), &[]),
+        None => answer(out, request, script, dialect, body, &turn, fault.as_ref()),
+    };
+    state.answered(id);
+    written
+}
+
+/// Waits `time`, or less when the client hangs up meanwhile; whether it is still there.
+fn pause(client: &TcpStream, time: Duration) -> bool {
+    let until = Instant::now() + time;
+    loop {
+        let left = until.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return true;
+        }
+        thread::sleep(left.min(Duration::from_millis(100)));
+        if hung_up(client) {
+            return false;
+        }
+    }
+}
+
+/// Writes the reply of a chat request that has its slot.
+fn answer(
+    out: &mut TcpStream,
+    request: &Request,
+    script: &Script,
+    dialect: Dialect,
+    body: &Value,
+    turn: &Turn,
+    fault: Option<&FaultSet>,
+) -> io::Result<()> {
+    // A CPU reads the prompt before it makes the first token.
+    if let Some(rate) = script.prompt_tokens_per_s {
+        if !pause(out, time_for(turn.input_tokens, rate)) {
+            return Ok(());
+        }
+    }
+    let n = turn.n;
+    let stream = match (dialect, gemini_target(&request.path)) {
         (Dialect::Gemini, Some((_, method))) => method == "streamGenerateContent",
         (Dialect::Ollama, _) => ollama::streams(body),
         _ => body["stream"] == json!(true),
     };
     let message = fault
-        .as_ref()
         .and_then(|f| f.stream_error.as_ref())
         .map(|e| e.message.clone())
         .unwrap_or_else(script::default_error_message);
@@ -745,14 +921,20 @@ fn chat(
     let request_id = [("request-id", format!("req_mock{n:06}"))];
 
     if !stream {
+        // A whole answer waits for its last token.
+        if let Some(rate) = fault.and_then(|f| f.drip_tokens_per_s) {
+            if !pause(out, time_for(turn.output_tokens(), rate)) {
+                return Ok(());
+            }
+        }
         let value = match dialect {
-            Dialect::Openai => openai::whole(&turn),
-            Dialect::Anthropic => anthropic::whole(&turn),
-            Dialect::Gemini => gemini::whole(&turn),
-            Dialect::Ollama => ollama::whole(&turn),
+            Dialect::Openai => openai::whole(turn),
+            Dialect::Anthropic => anthropic::whole(turn),
+            Dialect::Gemini => gemini::whole(turn),
+            Dialect::Ollama => ollama::whole(turn),
         };
         let mut bytes = value.to_string().into_bytes();
-        let mut fault = fault.unwrap_or_default();
+        let mut fault = fault.cloned().unwrap_or_default();
         if fault.malformed_frame {
             bytes.truncate(bytes.len() / 2);
         }
@@ -783,12 +965,12 @@ fn chat(
     let (content_type, frames, misfits) = match dialect {
         Dialect::Openai => (
             "text/event-stream; charset=utf-8",
-            openai::frames(&turn, openai::include_usage(body)),
+            openai::frames(turn, openai::include_usage(body)),
             openai::misfits(&message),
         ),
         Dialect::Anthropic => (
             "text/event-stream; charset=utf-8",
-            anthropic::frames(&turn),
+            anthropic::frames(turn),
             anthropic::misfits(&message, n),
         ),
         Dialect::Gemini => (
@@ -797,12 +979,12 @@ fn chat(
             } else {
                 "application/json; charset=UTF-8"
             },
-            gemini::frames(&turn, sse),
+            gemini::frames(turn, sse),
             gemini::misfits(&message, sse),
         ),
         Dialect::Ollama => (
             "application/x-ndjson",
-            ollama::frames(&turn),
+            ollama::frames(turn),
             ollama::misfits(&message),
         ),
     };
@@ -816,15 +998,13 @@ fn chat(
             request_id[0].clone(),
         ],
     )?;
-    let written = emit(
+    emit(
         Sink::Chunked(ChunkedBody::new(out)),
         &frames,
         &misfits,
-        fault.as_ref(),
+        fault,
         delay,
-    );
-    state.answered(n);
-    written
+    )
 }
 
 fn http_error(

@@ -1,10 +1,13 @@
 //! The Ollama native chat format: `POST /api/chat` answers newline-delimited JSON objects
 //! (`message.content`, `message.thinking`), the last with `done: true`, `done_reason` and the
 //! prompt/eval counts; with `"stream": false`, one such object. Errors are `{"error": "..."}`.
+//! `POST /api/show` describes a model: `model_info` holds `"<architecture>.context_length"`
+//! and `parameters` the Modelfile's parameters (`num_ctx` among them), one per line.
 
 use serde_json::{json, Value};
 
-use crate::script::{prompt_from_messages, Prompt, Stop};
+use crate::llamacpp;
+use crate::script::{prompt_from_messages, token_count, Prompt, Stop};
 use crate::stream::{Frame, Misfits, Turn};
 
 const CREATED_AT: &str = "2025-12-02T00:00:00.000000Z";
@@ -19,6 +22,22 @@ pub fn prompt(body: &Value) -> Prompt {
         None,
         &body["messages"],
     )
+}
+
+/// `options.num_predict`; a negative one (-1 "no limit", -2 "fill the context") sets none.
+pub fn max_tokens(body: &Value) -> Option<usize> {
+    token_count(&body["options"]["num_predict"])
+}
+
+/// `options.num_ctx`: the context the request asks the model to be loaded with.
+pub fn num_ctx(body: &Value) -> Option<usize> {
+    token_count(&body["options"]["num_ctx"]).filter(|n| *n > 0)
+}
+
+/// Ollama's refusal of a prompt longer than the context (what it answers with
+/// `"truncate": false`): llama.cpp's error, passed on as the message.
+pub fn prompt_too_long(prompt_tokens: usize, n_ctx: usize) -> Value {
+    error_body(&llamacpp::context_error(prompt_tokens, n_ctx))
 }
 
 /// Ollama streams unless told `"stream": false`.
@@ -82,6 +101,64 @@ pub fn whole(turn: &Turn) -> Value {
         message["thinking"] = json!(thinking);
     }
     last(turn, message)
+}
+
+/// The GGUF architecture a model name suggests, which names its `model_info` keys.
+fn architecture(model: &str) -> &'static str {
+    let name = model
+        .rsplit('/')
+        .next()
+        .unwrap_or(model)
+        .to_ascii_lowercase();
+    [
+        ("qwen3", "qwen3"),
+        ("qwen", "qwen2"),
+        ("gemma3", "gemma3"),
+        ("gemma", "gemma2"),
+        ("phi", "phi3"),
+    ]
+    .into_iter()
+    .find(|(prefix, _)| name.starts_with(prefix))
+    .map_or("llama", |(_, arch)| arch)
+}
+
+/// The context length a model was trained for, when the script sets no `n_ctx`.
+const TRAINED_CONTEXT: usize = 32_768;
+
+/// `POST /api/show` for `model`: with `n_ctx`, both the model's context length and a
+/// `num_ctx` parameter say it; without, the trained length and no `num_ctx` (Ollama's own
+/// default then applies).
+pub fn show(model: &str, n_ctx: Option<usize>) -> Value {
+    let arch = architecture(model);
+    let mut parameters = Vec::new();
+    let mut modelfile = format!("# Modelfile of {model}, served by mock-llm\nFROM {model}\n");
+    if let Some(n) = n_ctx {
+        parameters.push(format!("{:<30} {n}", "num_ctx"));
+        modelfile.push_str(&format!("PARAMETER num_ctx {n}\n"));
+    }
+    parameters.push(format!("{:<30} \"<|im_end|>\"", "stop"));
+    modelfile.push_str("PARAMETER stop \"<|im_end|>\"\n");
+    let mut info = serde_json::Map::new();
+    info.insert("general.architecture".into(), json!(arch));
+    info.insert("general.parameter_count".into(), json!(8_030_261_248u64));
+    info.insert("general.file_type".into(), json!(15));
+    info.insert(
+        format!("{arch}.context_length"),
+        json!(n_ctx.unwrap_or(TRAINED_CONTEXT)),
+    );
+    info.insert(format!("{arch}.block_count"), json!(32));
+    info.insert(format!("{arch}.embedding_length"), json!(4096));
+    json!({
+        "license": "",
+        "modelfile": modelfile,
+        "parameters": parameters.join("\n"),
+        "template": "{{ if .System }}<|im_start|>system\n{{ .System }}<|im_end|>\n{{ end }}<|im_start|>user\n{{ .Prompt }}<|im_end|>\n<|im_start|>assistant\n",
+        "details": {"parent_model": "", "format": "gguf", "family": arch, "families": [arch],
+                    "parameter_size": "8.0B", "quantization_level": "Q4_K_M"},
+        "model_info": info,
+        "capabilities": ["completion"],
+        "modified_at": CREATED_AT,
+    })
 }
 
 pub const MODELS: &[&str] = &["llama3.2:latest", "qwen3:8b", "gemma3:4b"];

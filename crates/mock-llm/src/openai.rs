@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use crate::script::{prompt_from_messages, Prompt, Stop};
+use crate::script::{prompt_from_messages, token_count, Prompt, Stop};
 use crate::stream::{Frame, Misfits, Turn};
 
 /// An error body the way OpenAI writes one.
@@ -35,6 +35,11 @@ pub fn prompt(body: &Value) -> Prompt {
         None,
         &body["messages"],
     )
+}
+
+/// The reply's token limit: `max_completion_tokens`, or the older `max_tokens`.
+pub fn max_tokens(body: &Value) -> Option<usize> {
+    token_count(&body["max_completion_tokens"]).or_else(|| token_count(&body["max_tokens"]))
 }
 
 pub fn include_usage(body: &Value) -> bool {

@@ -2,6 +2,8 @@
 //! list of faults, a default reply, and the pacing of streamed chunks. The format is documented
 //! with an example in the crate's top-level doc.
 
+use std::time::Duration;
+
 use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
@@ -62,6 +64,17 @@ pub struct Script {
     /// Model ids listed by the model-list endpoints (each dialect has its own default list).
     #[serde(default)]
     pub models: Option<Vec<String>>,
+    /// How many chat requests are answered at once, across dialects (llama.cpp's slots);
+    /// the others wait their turn in arrival order. Absent = no limit.
+    #[serde(default)]
+    pub slots: Option<usize>,
+    /// The context per slot, in estimated tokens: a longer prompt is refused and a reply is
+    /// cut where the context is full. Absent = no limit.
+    #[serde(default)]
+    pub n_ctx: Option<usize>,
+    /// How fast the prompt is read before the first token, in estimated tokens per second.
+    #[serde(default)]
+    pub prompt_tokens_per_s: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -169,6 +182,29 @@ impl Reply {
 
     pub fn output_tokens(&self) -> usize {
         estimate_tokens(&self.body()) + self.thinking.as_deref().map_or(0, estimate_tokens)
+    }
+
+    /// The reply cut to at most `limit` output tokens, with the `max_tokens` stop, as a model
+    /// that runs out of tokens leaves it (thinking first, since it is generated first; a
+    /// `json` reply becomes the text it was cut to); `None` when the reply fits.
+    pub fn cut_to(&self, limit: usize) -> Option<Reply> {
+        if self.output_tokens() <= limit {
+            return None;
+        }
+        let thinking = self.thinking.as_deref().unwrap_or_default();
+        let thinking_tokens = estimate_tokens(thinking);
+        let body = self.body();
+        let (thinking, text) = if thinking_tokens >= limit {
+            (prefix_within(thinking, limit), "")
+        } else {
+            (thinking, prefix_within(&body, limit - thinking_tokens))
+        };
+        Some(Reply {
+            text: Some(text.to_string()),
+            json: None,
+            thinking: self.thinking.as_ref().map(|_| thinking.to_string()),
+            stop_reason: Stop::MaxTokens,
+        })
     }
 }
 
@@ -340,6 +376,9 @@ impl Default for Script {
             faults: Vec::new(),
             transcript: default_transcript(),
             models: None,
+            slots: None,
+            n_ctx: None,
+            prompt_tokens_per_s: None,
         }
     }
 }
@@ -385,6 +424,15 @@ impl Script {
         if self.chunk_words == 0 {
             return Err("\"chunk_words\" must be at least 1".into());
         }
+        if self.slots == Some(0) {
+            return Err("\"slots\" must be at least 1".into());
+        }
+        if self.n_ctx == Some(0) {
+            return Err("\"n_ctx\" must be at least 1".into());
+        }
+        if !self.prompt_tokens_per_s.is_none_or(is_positive_rate) {
+            return Err("\"prompt_tokens_per_s\" must be positive".into());
+        }
         let replies = self
             .rules
             .iter()
@@ -406,10 +454,7 @@ impl Script {
             if fault.request == Some(0) {
                 return Err("fault requests are counted from 1".into());
             }
-            if fault
-                .drip_tokens_per_s
-                .is_some_and(|r| r.is_nan() || r <= 0.0)
-            {
+            if !fault.drip_tokens_per_s.is_none_or(is_positive_rate) {
                 return Err("\"drip_tokens_per_s\" must be positive".into());
             }
         }
@@ -468,6 +513,21 @@ impl Script {
     }
 }
 
+/// A rate that a duration can be computed from: positive and finite.
+fn is_positive_rate(rate: f64) -> bool {
+    rate.is_finite() && rate > 0.0
+}
+
+/// The longest pause a rate can ask for, so a tiny rate cannot hang a connection for ever.
+const MAX_PAUSE: Duration = Duration::from_secs(600);
+
+/// How long `tokens` take at `rate` tokens per second (at most ten minutes).
+pub fn time_for(tokens: usize, rate: f64) -> Duration {
+    Duration::try_from_secs_f64(tokens as f64 / rate)
+        .unwrap_or(MAX_PAUSE)
+        .min(MAX_PAUSE)
+}
+
 fn pick_fault(faults: &[FaultSet], n: usize, nth: usize) -> Option<&FaultSet> {
     let mut used = 0;
     for fault in faults {
@@ -488,6 +548,13 @@ fn pick_fault(faults: &[FaultSet], n: usize, nth: usize) -> Option<&FaultSet> {
         }
     }
     None
+}
+
+/// A token count a request gives (`max_tokens` and the like): a non-negative integer.
+pub fn token_count(value: &Value) -> Option<usize> {
+    value
+        .as_u64()
+        .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
 }
 
 /// The text in a message's content: a string, or the `text` of each part in a list.
@@ -559,6 +626,23 @@ pub fn estimate_tokens(text: &str) -> usize {
         }
     });
     cjk + other.div_ceil(4)
+}
+
+/// The longest start of `text` that [`estimate_tokens`] counts as at most `tokens`.
+pub fn prefix_within(text: &str, tokens: usize) -> &str {
+    let (mut cjk, mut other) = (0usize, 0usize);
+    for (at, c) in text.char_indices() {
+        let (next_cjk, next_other) = if is_cjk(c) {
+            (cjk + 1, other)
+        } else {
+            (cjk, other + 1)
+        };
+        if next_cjk + next_other.div_ceil(4) > tokens {
+            return &text[..at];
+        }
+        (cjk, other) = (next_cjk, next_other);
+    }
+    text
 }
 
 /// Longest run of non-space characters in one chunk, so JSON and long words still stream.
@@ -731,9 +815,72 @@ mod tests {
             r#"{"faults": [{"stall": 3}]}"#,
             r#"{"default": {"text": "a", "json": 1}}"#,
             r#"{"rules": [{"match": {"dialect": "cohere"}}]}"#,
+            r#"{"slots": 0}"#,
+            r#"{"n_ctx": 0}"#,
+            r#"{"prompt_tokens_per_s": 0}"#,
+            r#"{"prompt_tokens_per_s": -2.5}"#,
+            r#"{"faults": [{"drip_tokens_per_s": 0}]}"#,
         ] {
             let err = Script::from_json(text, "bad.json").unwrap_err();
             assert!(err.to_string().contains("bad.json"), "{err}");
         }
+    }
+
+    #[test]
+    fn a_reply_longer_than_the_limit_is_cut_there_with_the_max_tokens_stop() {
+        // 23 characters: 6 tokens.
+        let reply = Reply::text("one two three four five");
+        assert_eq!(reply.cut_to(6), None);
+        let cut = reply.cut_to(3).unwrap();
+        assert_eq!(cut.body(), "one two thre");
+        assert_eq!(cut.output_tokens(), 3);
+        assert_eq!(cut.stop_reason, Stop::MaxTokens);
+        assert_eq!(reply.cut_to(0).unwrap().body(), "");
+    }
+
+    #[test]
+    fn thinking_spends_the_limit_first_and_json_is_cut_as_text() {
+        let reply = Reply::thinking("abcdefgh", "ijklmnop");
+        let cut = reply.cut_to(3).unwrap();
+        assert_eq!(
+            (cut.thinking.as_deref(), cut.body().as_str()),
+            (Some("abcdefgh"), "ijkl")
+        );
+        let cut = reply.cut_to(1).unwrap();
+        assert_eq!(
+            (cut.thinking.as_deref(), cut.body().as_str()),
+            (Some("abcd"), "")
+        );
+        let json = Reply {
+            json: Some(serde_json::json!({"scenes": ["Light", "Water"]})),
+            ..Reply::default()
+        };
+        let cut = json.cut_to(3).unwrap();
+        assert_eq!(cut.body(), r##"{"scenes":[""##);
+        assert!(serde_json::from_str::<Value>(&cut.body()).is_err());
+    }
+
+    #[test]
+    fn a_prefix_within_a_token_budget_counts_like_the_estimate() {
+        assert_eq!(prefix_within("光合 ok", 2), "光合");
+        assert_eq!(prefix_within("光合 ok", 3), "光合 ok");
+        assert_eq!(prefix_within("光合作用", 0), "");
+        for text in ["What is light?", "光合作用 is sugar.", ""] {
+            for budget in 0..8 {
+                let prefix = prefix_within(text, budget);
+                assert!(estimate_tokens(prefix) <= budget, "{text:?} {budget}");
+                let longer = text[prefix.len()..].chars().next().map(|c| {
+                    let end = prefix.len() + c.len_utf8();
+                    estimate_tokens(&text[..end])
+                });
+                assert!(longer.is_none_or(|t| t > budget), "{text:?} {budget}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tiny_rate_waits_at_most_ten_minutes() {
+        assert_eq!(time_for(10, 5.0), Duration::from_secs(2));
+        assert_eq!(time_for(10, 1e-300), Duration::from_secs(600));
     }
 }

@@ -6,7 +6,7 @@ use std::thread;
 use std::time::Duration;
 
 use crate::http::ChunkedBody;
-use crate::script::{chunks, estimate_tokens, FaultSet, Reply};
+use crate::script::{chunks, estimate_tokens, time_for, FaultSet, Reply};
 
 /// Where a frame sits in the stream; faults count content frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub fn emit<W: Write>(
                         thread::sleep(Duration::from_millis(ms));
                     }
                 } else if let Some(rate) = fault.drip_tokens_per_s {
-                    thread::sleep(Duration::from_secs_f64(frame.tokens.max(1) as f64 / rate));
+                    thread::sleep(time_for(frame.tokens.max(1), rate));
                 }
                 Some(content)
             }
