@@ -345,7 +345,7 @@ pub fn steer_generation(id: u32, op: GenOp, redo: Vec<String>) {
         request: None,
         outline: None,
         record: Default::default(),
-        limit: 0,
+        limits: Default::default(),
         outline_only: false,
         redo,
         created_at: 0,

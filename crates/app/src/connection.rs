@@ -2,7 +2,9 @@
 //! role. Kept in IndexedDB only (the `settings` store), never in localStorage, never logged, and
 //! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
 
-use aula_providers::{preset, Dialect, Endpoint, KeyNeed, Preset, PRESETS};
+use aula_providers::{
+    preset, Dialect, Endpoint, KeyNeed, LearnerLimits, ModelLimits, Preset, ServerLimits, PRESETS,
+};
 use aula_storage::{get_json, put_json, Collection, StoreError};
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +30,13 @@ pub struct Connection {
     /// is `Some` only after the learner unlocked it on this page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_key: Option<SealedKey>,
+    /// The model's context and the requests at once the learner set (none: ask the server, else
+    /// the preset's plan).
+    #[serde(default)]
+    pub limits: LearnerLimits,
+    /// What the server said about itself at the last connection test.
+    #[serde(default)]
+    pub server_limits: ServerLimits,
 }
 
 /// Which model a part of Aula uses.
@@ -53,6 +62,8 @@ impl Connection {
             director_model: String::new(),
             generation_model: String::new(),
             sealed_key: None,
+            limits: LearnerLimits::default(),
+            server_limits: ServerLimits::default(),
         }
     }
 
@@ -87,6 +98,12 @@ impl Connection {
             model: self.model_for(role).trim().to_owned(),
             api_key: self.api_key.clone().filter(|k| !k.trim().is_empty()),
         }
+    }
+
+    /// The limits every request of `role` is planned on, as far as the page knows (the worker
+    /// asks the server again before a job).
+    pub fn model_limits(&self, role: Role) -> ModelLimits {
+        ModelLimits::resolve(&self.endpoint(role), self.server_limits, self.limits)
     }
 
     /// A passphrase-protected key that has not been unlocked yet.

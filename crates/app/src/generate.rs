@@ -376,17 +376,20 @@ pub async fn edit_scene(
     Ok(())
 }
 
+/// Where courses are written: the endpoint and the learner's limits for it.
+type Writer = (aula_providers::Endpoint, aula_providers::LearnerLimits);
+
 /// The endpoint courses are written with, or why there is none, for the learner.
-async fn generation_endpoint() -> Result<aula_providers::Endpoint, String> {
+async fn generation_endpoint() -> Result<Writer, String> {
     usable_connection()
         .await
-        .map(|c| c.endpoint(Role::Generation))
+        .map(|c| (c.endpoint(Role::Generation), c.limits))
         .map_err(unusable_reason)
 }
 
 /// Starts a run in the worker from `file` and keeps the view and the stored file up to date.
 /// A file without an outline whose learner wants to review the plan stops after the outline.
-fn launch(file: GenerationFile, endpoint: aula_providers::Endpoint, redo: Vec<String>) {
+fn launch(file: GenerationFile, (endpoint, limits): Writer, redo: Vec<String>) {
     let outline_only = file.review && file.outline.is_none();
     let course_id = file.course_id.clone();
     let view = view_of(&course_id);
@@ -398,7 +401,7 @@ fn launch(file: GenerationFile, endpoint: aula_providers::Endpoint, redo: Vec<St
         request: Some(file.request.clone()),
         outline: file.outline.clone(),
         record: file.record.clone(),
-        limit: 3,
+        limits,
         outline_only,
         redo,
         created_at: file.created_at,

@@ -47,12 +47,61 @@ impl RetryPolicy {
 }
 
 /// What is kept of a job between visits: every finished task's output, every task that gave up
-/// (with why), and the tokens spent. Tasks that were running are not in it: they run again.
+/// (with why), the tokens spent, and what each task cost. Tasks that were running are not in
+/// it: they run again.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobRecord {
     pub finished: BTreeMap<String, String>,
     pub failed: BTreeMap<String, String>,
     pub tokens_spent: u64,
+    /// Per task (and `outline`), summed over every try and visit.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stats: BTreeMap<String, TaskStats>,
+}
+
+/// What a task cost and how it went, over every try: shown per scene while the course is
+/// written, and reported by the real-model suite.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskStats {
+    /// Wall time of its calls, in milliseconds.
+    #[serde(default)]
+    pub ms: u64,
+    #[serde(default)]
+    pub tokens: u64,
+    /// Calls to the model: a corrected retry and every provider retry count.
+    #[serde(default)]
+    pub calls: u32,
+    /// Replies that could be read only by the tolerant reading (a fence, prose, a cut end).
+    #[serde(default)]
+    pub repairs: u32,
+    /// Replies sent back to the model with why they could not be used as they were.
+    #[serde(default)]
+    pub corrections: u32,
+    /// Replies that ran into their length limit.
+    #[serde(default)]
+    pub cut_at_limit: u32,
+    /// Every try that failed, with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<String>,
+}
+
+impl TaskStats {
+    pub fn add(&mut self, other: &TaskStats) {
+        self.ms += other.ms;
+        self.tokens += other.tokens;
+        self.calls += other.calls;
+        self.repairs += other.repairs;
+        self.corrections += other.corrections;
+        self.cut_at_limit += other.cut_at_limit;
+        self.failures.extend(other.failures.iter().cloned());
+    }
+}
+
+impl JobRecord {
+    /// Adds one try's cost to a task's stats.
+    pub fn count(&mut self, task: &str, stats: &TaskStats) {
+        self.stats.entry(task.to_owned()).or_default().add(stats);
+    }
 }
 
 /// What the job says after a task failed.
@@ -125,6 +174,11 @@ impl<T> Job<T> {
     /// What to save now.
     pub fn record(&self) -> &JobRecord {
         &self.record
+    }
+
+    /// Adds a try's cost to the task's stats in the record.
+    pub fn count(&mut self, task: &str, stats: &TaskStats) {
+        self.record.count(task, stats);
     }
 
     /// A finished task's output.
@@ -361,6 +415,7 @@ mod tests {
             ]),
             failed: BTreeMap::from([("s8/actions".to_owned(), "old".to_owned())]),
             tokens_spent: 3,
+            ..JobRecord::default()
         };
         let job = Job::new(scenes(1), record, limit(1));
         assert_eq!(job.record().finished.len(), 1);

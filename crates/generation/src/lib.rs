@@ -265,11 +265,14 @@ pub fn plan_scenes(scene_ids: &[String]) -> Result<TaskGraph<GenerationStep>, Gr
 }
 
 pub mod assemble;
+pub mod document;
 pub mod edit;
+pub mod fit;
 pub mod job;
 pub mod outline;
 pub mod repair;
 pub mod run;
+pub mod shape;
 pub mod stages;
 pub mod wire;
 

@@ -7,15 +7,19 @@
 use std::fmt::Write as _;
 
 use aula_course::AgentProfile;
-use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
+use aula_providers::budget::{Cut, TooLong};
+use aula_providers::{ChatRequest, JsonSchema};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use crate::fit::{fit_request, plain, Stage, Target, DOCUMENT_RANK};
 use crate::repair;
+use crate::shape::{shape_for, Shape};
+use crate::stages::Read;
 
-/// The most scenes a course may have; a longer outline is cut.
-pub const MAX_SCENES: usize = 20;
-/// How much of a document goes into the outline prompt.
+pub use crate::shape::MAX_SCENES;
+/// How much of a document the page reads from a PDF; what of it fits the model's context goes
+/// into each prompt (see [`crate::fit`]).
 pub const MAX_DOCUMENT_CHARS: usize = 30_000;
 /// At most this many interactive pages and projects per course; extras become slides.
 pub const MAX_INTERACTIVE: usize = 2;
@@ -94,9 +98,14 @@ impl Outline {
     }
 }
 
-/// The outline stage's request: the instructions in the system prompt, the learner's words in
-/// the user message.
-pub fn outline_request(request: &CourseRequest) -> ChatRequest {
+/// The outline stage's request: the instructions and the course's shape (decided by code, see
+/// [`crate::shape`]) in the system prompt, the learner's words in the user message, then the
+/// document's text, which is cut first when the prompt does not fit the model.
+pub fn outline_request(
+    request: &CourseRequest,
+    target: Target,
+) -> Result<(ChatRequest, Vec<String>), TooLong> {
+    let shape = shape_for(request);
     let mut system = String::with_capacity(4 * 1024);
     let _ = write!(
         system,
@@ -107,38 +116,41 @@ pub fn outline_request(request: &CourseRequest) -> ChatRequest {
          four sentences on the teaching language and how to handle technical terms, \"scenes\": \
          [{{\"kind\": \"slide\"|\"quiz\"|\"interactive\"|\"pbl\", \"title\": string, \"goal\": \
          one sentence, \"key_points\": [three to five short strings]}}]}}\n\n\
+         The shape: {shape}\n\n\
          Rules:\n\
-         - Each scene takes one to three minutes; a course has 6 to 12 scenes unless the learner \
-         asks for another length.\n\
-         - Mostly slides. Put a quiz after every three or four slides and one at the end.\n\
-         - At most {MAX_INTERACTIVE} interactive scenes (a hands-on page: a simulation, a diagram \
-         to explore, a small game) and at most {MAX_PROJECTS} pbl scene (a small project), only \
-         when they truly help.\n\
+         - Each scene takes one to three minutes.\n\
          - Build ideas in order: each scene may rely only on earlier ones.\n\
          - A key point that needs a chart or a table says so: \"[Chart] ...\" or \"[Table] ...\".\n\
          - Titles name the idea, never the teacher.",
         language = language_name(&request.language),
+        shape = shape.describe(),
     );
     let mut user = String::with_capacity(request.topic.len() + 256);
-    let _ = writeln!(user, "What I want to learn: {}", request.topic.trim());
+    let _ = writeln!(user, "What I want to learn: {}", clip(request.topic.trim(), 2_000));
     if !request.learner.trim().is_empty() {
-        let _ = writeln!(user, "About me: {}", request.learner.trim());
+        let _ = writeln!(user, "About me: {}", clip(request.learner.trim(), 600));
     }
+    let mut ask = plain(user);
     if let Some(document) = request.document.as_deref().filter(|d| !d.trim().is_empty()) {
         let excerpt: String = document.chars().take(MAX_DOCUMENT_CHARS).collect();
-        let _ = writeln!(
-            user,
-            "\nBase the course on this document (its text, extracted from a PDF):\n<document>\n{}\n</document>",
-            excerpt.trim()
-        );
+        ask.keep("\nBase the course on this document (its text, extracted from a PDF):\n<document>\n")
+            .push(
+                "the document",
+                Cut::Tail {
+                    rank: DOCUMENT_RANK,
+                    keep_chars: 0,
+                },
+                excerpt.trim().to_string(),
+            )
+            .keep("\n</document>");
     }
-    let mut chat = ChatRequest::new(system, vec![ChatMessage::user(user)]);
-    chat.temperature = Some(0.4);
-    chat.json_schema = Some(JsonSchema {
+    let schema = JsonSchema {
         name: "course_outline".into(),
         schema: outline_schema(),
-    });
-    chat
+    };
+    let (mut chat, cuts) = fit_request(plain(system), ask, Some(schema), Stage::Outline, target)?;
+    chat.temperature = Some(0.4);
+    Ok((chat, cuts))
 }
 
 fn outline_schema() -> Value {
@@ -172,14 +184,47 @@ pub fn language_name(tag: &str) -> String {
 }
 
 /// Reads an outline reply: strictly, or else through the tolerant reading. Accepts a bare array
-/// of scenes too. The result is normalized.
-pub fn parse_outline(reply: &str, request: &CourseRequest) -> Result<Outline, String> {
-    match repair::strict(reply).and_then(|v| outline_from_value(v, request)) {
-        Ok(outline) => Ok(outline),
-        Err(strict_error) => repair::tolerant_values(reply)
-            .find_map(|v| outline_from_value(v, request).ok())
-            .ok_or(strict_error),
+/// of scenes too. The outline is then held to the request's shape by code ([`fit_shape`], its
+/// changes in the notes) and normalized. A scene count outside the shape's range is a
+/// `problem`: worth asking the model once more, but usable.
+pub fn parse_outline(reply: &str, request: &CourseRequest) -> Result<Read<Outline>, String> {
+    let strict = repair::strict(reply).and_then(|v| outline_from_value(v, request));
+    let (mut outline, repaired) = match strict {
+        Ok(outline) => (outline, false),
+        Err(strict_error) => (
+            repair::tolerant_values(reply)
+                .find_map(|v| outline_from_value(v, request).ok())
+                .ok_or(strict_error)?,
+            true,
+        ),
+    };
+    let shape = shape_for(request);
+    let count = outline.scenes.len();
+    let mut problems = Vec::new();
+    if count < shape.min || count > shape.max {
+        problems.push(if shape.min == shape.max {
+            format!(
+                "the plan has {count} scenes; the learner asked for exactly {}",
+                shape.min
+            )
+        } else {
+            format!(
+                "the plan has {count} scenes; this course needs {} to {}",
+                shape.min, shape.max
+            )
+        });
     }
+    let mut notes = fit_shape(&mut outline, request, &shape);
+    if repaired {
+        notes.push("the reply needed repair".into());
+    }
+    normalize(&mut outline, request);
+    Ok(Read {
+        value: outline,
+        notes,
+        problems,
+        repaired,
+    })
 }
 
 fn outline_from_value(value: Value, request: &CourseRequest) -> Result<Outline, String> {
@@ -210,7 +255,9 @@ fn outline_from_value(value: Value, request: &CourseRequest) -> Result<Outline, 
     if outline.scenes.is_empty() {
         return Err("the outline has no scenes".into());
     }
-    normalize(&mut outline, request);
+    if outline.title.trim().is_empty() {
+        outline.title = clip(request.topic.trim(), 80);
+    }
     Ok(outline)
 }
 
@@ -265,6 +312,96 @@ fn scene_from_value(value: Value) -> Result<SceneOutline, String> {
 
 fn clip(text: &str, chars: usize) -> String {
     text.chars().take(chars).collect()
+}
+
+/// What code decides about a model's outline: no more scenes than the shape allows (a final
+/// quiz is kept last), a slide first, no more interactive pages or projects than the shape
+/// allows (extras become slides), and a quiz at the end when the shape has quizzes and the
+/// model wrote none (made by code from the course's own titles). Returns what it changed.
+/// The learner's own edits are never held to it (only [`normalize`]).
+pub fn fit_shape(outline: &mut Outline, request: &CourseRequest, shape: &Shape) -> Vec<String> {
+    let mut notes = Vec::new();
+    if outline.scenes.len() > shape.max {
+        let last_quiz = outline
+            .scenes
+            .last()
+            .filter(|s| s.kind == SceneKind::Quiz)
+            .cloned();
+        let dropped = outline.scenes.len() - shape.max;
+        outline.scenes.truncate(shape.max - usize::from(last_quiz.is_some()));
+        outline.scenes.extend(last_quiz);
+        notes.push(format!("{dropped} scenes beyond the course's length were left out"));
+    }
+    let several = outline.scenes.len() > 1;
+    if let Some(first) = outline.scenes.first_mut() {
+        if first.kind != SceneKind::Slide && several {
+            notes.push(format!("the first scene ({}) became a slide", first.kind.name()));
+            first.kind = SceneKind::Slide;
+        }
+    }
+    let (mut interactive, mut projects) = (0, 0);
+    for scene in &mut outline.scenes {
+        let allowed = match scene.kind {
+            SceneKind::Interactive => {
+                interactive += 1;
+                interactive <= shape.interactive
+            }
+            SceneKind::Pbl => {
+                projects += 1;
+                projects <= shape.projects
+            }
+            _ => true,
+        };
+        if !allowed {
+            notes.push(format!(
+                "\"{}\" became a slide: the course has room for no more {} scenes",
+                scene.title,
+                scene.kind.name()
+            ));
+            scene.kind = SceneKind::Slide;
+        }
+    }
+    let has_quiz = outline.scenes.iter().any(|s| s.kind == SceneKind::Quiz);
+    if shape.quizzes > 0 && !has_quiz && outline.scenes.len() >= 2 {
+        let key_points = outline
+            .scenes
+            .iter()
+            .rev()
+            .take(4)
+            .rev()
+            .map(|s| s.title.clone())
+            .collect();
+        let quiz = SceneOutline {
+            id: String::new(),
+            kind: SceneKind::Quiz,
+            title: quiz_title(&request.language).to_string(),
+            goal: String::new(),
+            key_points,
+            discussion: false,
+        };
+        if outline.scenes.len() < shape.max.max(2) {
+            outline.scenes.push(quiz);
+        } else if let Some(last) = outline.scenes.last_mut() {
+            *last = SceneOutline {
+                id: std::mem::take(&mut last.id),
+                ..quiz
+            };
+        }
+        notes.push("the plan had no quiz; one was added at the end".into());
+    }
+    notes
+}
+
+/// The title of a quiz code adds, in the course's language.
+fn quiz_title(language: &str) -> &'static str {
+    match language.split(['-', '_']).next().unwrap_or("") {
+        "zh" => "小测验",
+        "ja" => "理解度チェック",
+        "es" => "Comprueba lo que has aprendido",
+        "fr" => "Vérifiez vos acquis",
+        "de" => "Teste dein Wissen",
+        _ => "Check your understanding",
+    }
 }
 
 /// What code decides about an outline, whoever wrote it (the model, or the learner editing it):
@@ -424,61 +561,77 @@ mod tests {
         json!({"title": "Vaccines", "description": "d", "language_directive": "Teach in English.", "scenes": scenes}).to_string()
     }
 
+    fn roomy() -> Target {
+        Target::default()
+    }
+
     #[test]
-    fn the_request_carries_the_topic_the_learner_and_the_document() {
+    fn the_request_carries_the_topic_the_learner_the_document_and_the_shape() {
         let mut req = request();
         req.document = Some("Antigens are molecules that...".into());
-        let chat = outline_request(&req);
+        let (chat, cuts) = outline_request(&req, roomy()).unwrap();
         assert!(chat.system.contains("English"));
+        assert!(chat.system.contains("between 5 and 8"), "{}", chat.system);
         let user = &chat.messages[0].content;
         assert!(user.contains("How vaccines train"));
         assert!(user.contains("A nurse"));
         assert!(user.contains("<document>\nAntigens are molecules"));
         assert!(chat.json_schema.is_some());
+        assert!(chat.max_tokens.is_some());
+        assert!(cuts.is_empty());
         assert!(!chat.system.contains("{{") || chat.system.contains("{\"title\""));
     }
 
     #[test]
-    fn a_long_document_is_cut() {
+    fn a_long_document_is_cut_to_what_the_model_can_take_and_the_cut_is_told() {
         let mut req = request();
         req.document = Some("x".repeat(MAX_DOCUMENT_CHARS + 500));
-        let chat = outline_request(&req);
+        let (chat, _) = outline_request(&req, roomy()).unwrap();
         let xs = chat.messages[0].content.matches('x').count();
         assert!(xs <= MAX_DOCUMENT_CHARS + 2, "{xs}");
+        req.document = Some("Antibodies bind antigens. ".repeat(2_000));
+        let small = Target {
+            context_tokens: 4_096,
+            full_schemas: true,
+        };
+        let (chat, cuts) = outline_request(&req, small).unwrap();
+        assert!(
+            aula_providers::budget::prompt_tokens(&chat) + chat.max_tokens.unwrap() <= 4_096
+        );
+        assert!(chat.messages[0].content.contains("Antibodies bind antigens"));
+        assert!(chat.messages[0].content.ends_with("</document>"));
+        assert_eq!(cuts.len(), 1, "{cuts:?}");
+        assert!(cuts[0].contains("the document"), "{cuts:?}");
     }
 
     #[test]
-    fn an_outline_is_read_and_normalized_by_code() {
+    fn an_outline_is_held_to_the_course_shape_and_normalized_by_code() {
         let kinds = [
-            "slide",
-            "slide",
             "interactive",
             "slide",
             "interactive",
+            "slide",
             "interactive",
             "pbl",
-            "pbl",
+            "slide",
+            "slide",
             "quiz",
         ];
-        let outline = parse_outline(&reply(&kinds), &request()).unwrap();
+        let read = parse_outline(&reply(&kinds), &request()).unwrap();
+        let outline = read.value;
         assert_eq!(outline.title, "Vaccines");
-        let ids: Vec<_> = outline.scenes.iter().map(|s| s.id.as_str()).collect();
-        assert_eq!(ids, ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"]);
+        // The shape for this request: 6 scenes (5 to 8), one interactive page, no project.
+        assert_eq!(read.problems.len(), 1, "{:?}", read.problems);
+        assert!(read.problems[0].contains("9 scenes"), "{:?}", read.problems);
         let got: Vec<_> = outline.scenes.iter().map(|s| s.kind.name()).collect();
         assert_eq!(
             got,
-            [
-                "slide",
-                "slide",
-                "interactive",
-                "slide",
-                "interactive",
-                "slide",
-                "pbl",
-                "slide",
-                "quiz"
-            ]
+            ["slide", "slide", "interactive", "slide", "slide", "slide", "slide", "quiz"],
+            "{:?}",
+            read.notes
         );
+        let ids: Vec<_> = outline.scenes.iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]);
         let discussions: Vec<_> = outline
             .scenes
             .iter()
@@ -493,24 +646,42 @@ mod tests {
     }
 
     #[test]
+    fn a_plan_without_a_quiz_gets_one_at_the_end_in_the_courses_language() {
+        let mut req = request();
+        req.topic = "光合作用，4个场景".into();
+        req.language = "zh-CN".into();
+        let read = parse_outline(&reply(&["slide", "slide", "slide"]), &req).unwrap();
+        assert_eq!(read.problems.len(), 1, "3 of the 4 scenes asked for");
+        let last = read.value.scenes.last().unwrap();
+        assert_eq!((last.kind, last.title.as_str()), (SceneKind::Quiz, "小测验"));
+        assert_eq!(read.value.scenes.len(), 4);
+        let exact = parse_outline(&reply(&["slide", "slide", "slide", "quiz"]), &req).unwrap();
+        assert!(exact.problems.is_empty(), "{:?}", exact.problems);
+    }
+
+    #[test]
     fn a_bare_array_and_a_fenced_reply_are_accepted() {
         let bare = r#"[{"kind": "slide", "title": "One"}, {"kind": "quiz", "title": "Two"}]"#;
-        let outline = parse_outline(bare, &request()).unwrap();
+        let outline = parse_outline(bare, &request()).unwrap().value;
         assert_eq!(outline.scenes.len(), 2);
         assert_eq!(outline.title, "How vaccines train the immune system");
         let fenced = format!(
             "Here is the plan:\n```json\n{}\n```",
             reply(&["slide", "quiz"])
         );
-        assert_eq!(parse_outline(&fenced, &request()).unwrap().scenes.len(), 2);
+        let read = parse_outline(&fenced, &request()).unwrap();
+        assert_eq!(read.value.scenes.len(), 2);
+        assert!(read.repaired);
     }
 
     #[test]
     fn a_cut_off_outline_keeps_its_complete_scenes() {
         let full = reply(&["slide", "slide", "quiz"]);
         let cut = &full[..full.rfind("{\"goal\"").unwrap() + 12];
-        let outline = parse_outline(cut, &request()).unwrap();
-        assert_eq!(outline.scenes.len(), 2);
+        let outline = parse_outline(cut, &request()).unwrap().value;
+        let titles: Vec<_> = outline.scenes.iter().map(|s| s.title.as_str()).collect();
+        // The two complete scenes, and the quiz code adds since the cut lost the model's.
+        assert_eq!(titles, ["Scene 1", "Scene 2", "Check your understanding"]);
     }
 
     #[test]
@@ -528,7 +699,10 @@ mod tests {
 
     #[test]
     fn edited_outlines_keep_their_ids_and_new_scenes_get_fresh_ones() {
-        let mut outline = parse_outline(&reply(&["slide", "slide", "slide"]), &request()).unwrap();
+        let mut outline = parse_outline(&reply(&["slide", "slide", "slide"]), &request())
+            .unwrap()
+            .value;
+        outline.scenes.truncate(3);
         outline.scenes.swap(0, 2);
         outline.scenes.push(SceneOutline {
             id: String::new(),

@@ -14,13 +14,15 @@ use std::rc::Rc;
 
 use aula_course::SceneContent;
 use aula_providers::{
-    stream_chat_with_retry, AbortHandle, ChatRequest, Endpoint, ProviderError, RetryPolicy,
-    Sleeper, StreamEvent, Transport,
+    estimate_tokens, stream_chat_with_retry, AbortHandle, ChatRequest, Endpoint, ModelLimits,
+    ProviderError, RetryPolicy, Sleeper, StopReason, StreamEvent, Transport,
 };
+use serde::{Deserialize, Serialize};
 use futures_util::future::{select, Either};
 use futures_util::stream::{FuturesUnordered, StreamExt};
 
-use crate::job::{AfterFailure, Job, JobRecord};
+use crate::fit::Target;
+use crate::job::{AfterFailure, Job, JobRecord, TaskStats};
 use crate::outline::{
     outline_request, parse_outline, CourseRequest, Outline, OutlinePreview, PreviewScene,
     SceneOutline,
@@ -58,12 +60,39 @@ pub enum GenEvent {
     },
     /// Tokens spent so far, in all.
     Tokens(u64),
+    /// How a running task's call is going (sent now and then while it runs).
+    Progress(TaskProgress),
     /// Nothing more will run: `fatal` says why when the whole job stopped (a rejected key).
     Settled {
         cancelled: bool,
         fatal: Option<String>,
     },
 }
+
+/// Where a running task's call stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallPhase {
+    /// Sent; the model has not started its answer (it reads the prompt, or the server has the
+    /// request queued behind others).
+    Waiting,
+    /// The answer is streaming.
+    Writing,
+}
+
+/// A running task's call, as the progress page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskProgress {
+    pub task: String,
+    pub phase: CallPhase,
+    /// Tokens of this call's answer so far (estimated from its text until the provider counts).
+    pub tokens: u64,
+    /// Since this call was sent.
+    pub elapsed_ms: u64,
+}
+
+/// Live progress is sent at most this often per call, besides every change of phase.
+const PROGRESS_EVERY_MS: f64 = 1_000.0;
 
 /// The stop button and the retry requests of a running generation.
 #[derive(Clone, Default)]
@@ -128,6 +157,17 @@ pub struct Env<'a> {
     pub now_ms: &'a dyn Fn() -> f64,
     pub endpoint: Endpoint,
     pub control: GenControl,
+    /// The model's context and how many requests its server answers at once.
+    pub limits: ModelLimits,
+    /// Live progress of running calls, for the page.
+    pub progress: &'a dyn Fn(TaskProgress),
+}
+
+impl Env<'_> {
+    /// What every request is fitted to.
+    pub fn target(&self) -> Target {
+        Target::new(&self.endpoint, &self.limits)
+    }
 }
 
 /// Why a call or a stage failed.
@@ -138,29 +178,63 @@ pub struct StageError {
     pub fatal: bool,
 }
 
-/// One call to its end: the reply's text and the tokens it cost. The provider-level retry
-/// (rate limits, dropped connections) is inside; a retry starts the reply over.
+/// A call's answer: its text and why it stopped.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub stop: Option<StopReason>,
+}
+
+impl Reply {
+    fn cut_at_limit(&self) -> bool {
+        self.stop == Some(StopReason::MaxTokens)
+    }
+}
+
+/// One call to its end. The provider-level retry (rate limits, dropped connections) is inside;
+/// a retry starts the reply over. Waits fit the endpoint (a local server gets minutes to read a
+/// prompt). Its tokens, calls and time go into `stats`; how it goes, to `env.progress`.
 pub async fn call(
     env: &Env<'_>,
     request: &ChatRequest,
     task: &str,
+    stats: &mut TaskStats,
     notes: &mut Vec<String>,
     on_text: &mut dyn FnMut(&str),
-) -> Result<(String, u64), StageError> {
+) -> Result<Reply, StageError> {
     let reply = Rc::new(RefCell::new(String::new()));
     let tokens = Rc::new(Cell::new(0u64));
+    let stop: Rc<Cell<Option<StopReason>>> = Rc::default();
     let failure: Rc<RefCell<Option<ProviderError>>> = Rc::default();
     let retries: Rc<RefCell<Vec<String>>> = Rc::default();
     let policy = RetryPolicy {
         retry_after_output: true,
         stall_ms: 60_000,
         ..RetryPolicy::default()
+    }
+    .patient_for(&env.endpoint);
+    let started = (env.now_ms)();
+    let shown = Cell::new((CallPhase::Waiting, started));
+    let report = |phase: CallPhase, text_len: &str, force: bool| {
+        let now = (env.now_ms)();
+        let (last_phase, last_at) = shown.get();
+        if force || phase != last_phase || now - last_at >= PROGRESS_EVERY_MS {
+            shown.set((phase, now));
+            (env.progress)(TaskProgress {
+                task: task.to_string(),
+                phase,
+                tokens: u64::from(estimate_tokens(text_len)),
+                elapsed_ms: (now - started).max(0.0) as u64,
+            });
+        }
     };
-    let (text, spent, failed, again) = (
+    report(CallPhase::Waiting, "", true);
+    let (text, spent, failed, again, stopped) = (
         reply.clone(),
         tokens.clone(),
         failure.clone(),
         reply.clone(),
+        stop.clone(),
     );
     let noted = retries.clone();
     let (abort, drive) = stream_chat_with_retry(
@@ -173,8 +247,11 @@ pub async fn call(
             StreamEvent::TextDelta(t) | StreamEvent::JsonDelta(t) => {
                 text.borrow_mut().push_str(&t);
                 on_text(&t);
+                report(CallPhase::Writing, &text.borrow(), false);
             }
+            StreamEvent::ThinkingDelta(_) => report(CallPhase::Writing, &text.borrow(), false),
             StreamEvent::Usage { input, output, .. } => spent.set(spent.get() + input + output),
+            StreamEvent::Done { stop_reason } => stopped.set(stop_reason),
             StreamEvent::Error(e) => *failed.borrow_mut() = Some(e),
             _ => {}
         },
@@ -188,6 +265,11 @@ pub async fn call(
     let call_id = env.control.track(abort);
     drive.await;
     env.control.untrack(call_id);
+    stats.ms += ((env.now_ms)() - started).max(0.0) as u64;
+    stats.tokens += tokens.get();
+    let provider_retries = retries.borrow().len() as u32;
+    stats.calls += 1 + provider_retries;
+    stats.failures.extend(retries.borrow().iter().cloned());
     notes.extend(
         retries
             .borrow_mut()
@@ -200,8 +282,18 @@ pub async fn call(
             message: error.to_string(),
         });
     }
-    let text = reply.borrow().clone();
-    Ok((text, tokens.get()))
+    let reply = Reply {
+        text: reply.borrow().clone(),
+        stop: stop.take(),
+    };
+    if reply.cut_at_limit() {
+        stats.cut_at_limit += 1;
+        notes.push(format!(
+            "{task}: the reply reached its length limit ({} tokens) and was cut",
+            request.max_tokens.unwrap_or(0)
+        ));
+    }
+    Ok(reply)
 }
 
 /// Errors no retry can mend, the same for every task: the job stops and says so. Anything else
@@ -216,86 +308,140 @@ fn is_fatal(error: &ProviderError) -> bool {
     )
 }
 
-/// A stage: one call, read strictly (the reader repairs once by itself); if it still cannot be
-/// used, one more call that shows the model its reply and why it failed. Tokens of both count.
+/// Why a reply goes back to the model: the reader's error or problems, and a length cut.
+fn correction_reason(reply: &Reply, reason: &str) -> String {
+    if reply.cut_at_limit() {
+        format!(
+            "{reason}. It was also cut off at the length limit: write it shorter, within the \
+             length this format needs"
+        )
+    } else {
+        reason.to_string()
+    }
+}
+
+/// A stage: one call, read strictly (the reader repairs once by itself); a reply that cannot be
+/// used, or is usable but short of what was asked (its problems), goes back to the model once
+/// with why. A usable first reply is kept when the second is no better. Tokens, calls, repairs
+/// and corrections go into `stats`.
 pub async fn run_stage<T>(
     env: &Env<'_>,
     request: &ChatRequest,
     task: &str,
     read: impl Fn(&str) -> Result<Read<T>, String>,
-    tokens: &mut u64,
+    stats: &mut TaskStats,
     notes: &mut Vec<String>,
 ) -> Result<T, StageError> {
-    let (reply, spent) = call(env, request, task, notes, &mut |_| {}).await?;
-    *tokens += spent;
-    let error = match read(&reply) {
-        Ok(read) => {
-            notes.extend(read.notes.into_iter().map(|n| format!("{task}: {n}")));
-            return Ok(read.value);
-        }
-        Err(error) => error,
+    run_stage_streaming(env, request, task, read, stats, notes, &mut |_| {}).await
+}
+
+async fn run_stage_streaming<T>(
+    env: &Env<'_>,
+    request: &ChatRequest,
+    task: &str,
+    read: impl Fn(&str) -> Result<Read<T>, String>,
+    stats: &mut TaskStats,
+    notes: &mut Vec<String>,
+    on_text: &mut dyn FnMut(&str),
+) -> Result<T, StageError> {
+    let reply = call(env, request, task, stats, notes, on_text).await?;
+    let keep = |read: &Read<T>, notes: &mut Vec<String>, stats: &mut TaskStats| {
+        stats.repairs += u32::from(read.repaired);
+        notes.extend(read.notes.iter().map(|n| format!("{task}: {n}")));
     };
-    notes.push(format!(
-        "{task}: asking again, the reply could not be used: {error}"
-    ));
-    let again = feedback_request(request, &reply, &error);
-    let (reply, spent) = call(env, &again, task, notes, &mut |_| {}).await?;
-    *tokens += spent;
-    match read(&reply) {
-        Ok(read) => {
-            notes.extend(read.notes.into_iter().map(|n| format!("{task}: {n}")));
+    let (usable, reason) = match read(&reply.text) {
+        Ok(first) if first.problems.is_empty() => {
+            keep(&first, notes, stats);
+            return Ok(first.value);
+        }
+        Ok(first) => {
+            keep(&first, notes, stats);
+            let reason = first.problems.join("; ");
+            (Some(first.value), reason)
+        }
+        Err(error) => (None, error),
+    };
+    let reason = correction_reason(&reply, &reason);
+    notes.push(format!("{task}: asking again: {reason}"));
+    stats.corrections += 1;
+    let again = feedback_request(request, &reply.text, &reason, env.limits.context_tokens);
+    let second = match call(env, &again, task, stats, notes, &mut |_| {}).await {
+        Ok(second) => second,
+        Err(error) => return usable.ok_or(error),
+    };
+    let second_read = read(&second.text);
+    let better = match &second_read {
+        Ok(read) => read.problems.is_empty() || usable.is_none(),
+        Err(_) => false,
+    };
+    match (second_read, usable) {
+        (Ok(read), _) if better => {
+            keep(&read, notes, stats);
+            for problem in &read.problems {
+                notes.push(format!("{task}: kept, though {problem}"));
+            }
             Ok(read.value)
         }
-        Err(error) => Err(StageError {
-            message: format!(
-                "The model's answer could not be used twice in a row: {error}. Retry, or choose a stronger course-writing model in Settings."
-            ),
-            fatal: false,
-        }),
+        (_, Some(first)) => {
+            notes.push(format!(
+                "{task}: kept the first reply: the second was no better"
+            ));
+            Ok(first)
+        }
+        (Ok(read), None) => Ok(read.value),
+        (Err(error), None) => {
+            let message = if second.cut_at_limit() {
+                format!("The model's answer was cut off at its length limit twice in a row: {error}. Retry, or choose a model with a larger context in Settings → AI provider.")
+            } else {
+                format!("The model's answer could not be used twice in a row: {error}. Retry, or choose a stronger course-writing model in Settings → AI provider.")
+            };
+            Err(StageError {
+                message,
+                fatal: false,
+            })
+        }
     }
 }
 
-/// The outline stage, with its scenes shown while they stream. Tokens are added to `tokens`.
+/// The outline stage, with its scenes shown while they stream; its cost goes into `stats`.
 pub async fn generate_outline(
     env: &Env<'_>,
     request: &CourseRequest,
-    tokens: &mut u64,
+    stats: &mut TaskStats,
     emit: &mut dyn FnMut(GenEvent),
 ) -> Result<Outline, StageError> {
-    let chat = outline_request(request);
+    let (chat, cuts) = outline_request(request, env.target()).map_err(|e| StageError {
+        message: e.to_string(),
+        fatal: true,
+    })?;
     let mut preview = OutlinePreview::default();
-    let mut notes = Vec::new();
-    let (reply, spent) = call(env, &chat, "outline", &mut notes, &mut |text| {
-        for scene in preview.push(text) {
-            emit(GenEvent::OutlineScene(scene));
-        }
-    })
-    .await?;
-    *tokens += spent;
+    let mut notes: Vec<String> = cuts.into_iter().map(|c| format!("outline: {c}")).collect();
+    let result = run_stage_streaming(
+        env,
+        &chat,
+        "outline",
+        |reply| parse_outline(reply, request),
+        stats,
+        &mut notes,
+        &mut |text| {
+            for scene in preview.push(text) {
+                emit(GenEvent::OutlineScene(scene));
+            }
+        },
+    )
+    .await;
     for note in notes.drain(..) {
         emit(GenEvent::Note {
             task: "outline".into(),
             note,
         });
     }
-    match parse_outline(&reply, request) {
-        Ok(outline) => Ok(outline),
-        Err(error) => {
-            emit(GenEvent::Note {
-                task: "outline".into(),
-                note: format!("asking again, the outline could not be used: {error}"),
-            });
-            let again = feedback_request(&chat, &reply, &error);
-            let (reply, spent) = call(env, &again, "outline", &mut notes, &mut |_| {}).await?;
-            *tokens += spent;
-            parse_outline(&reply, request).map_err(|error| StageError {
-                message: format!(
-                    "The model's outline could not be used twice in a row: {error}. Continue to try again, or choose a stronger course-writing model in Settings."
-                ),
-                fatal: false,
-            })
-        }
-    }
+    result.map_err(|error| StageError {
+        message: error
+            .message
+            .replace("Retry, or", "Continue to try again, or"),
+        fatal: error.fatal,
+    })
 }
 
 /// A scene's content written while the outline was still streaming.
@@ -307,7 +453,7 @@ pub struct EarlyContent {
     pub title: String,
     /// The content's checked JSON, or why it failed.
     pub output: Result<String, StageError>,
-    pub tokens: u64,
+    pub stats: TaskStats,
 }
 
 /// The outline, and meanwhile the contents of its first scenes: as soon as a scene's object
@@ -317,7 +463,7 @@ pub struct EarlyContent {
 pub async fn generate_outline_and_first_contents(
     env: &Env<'_>,
     request: &CourseRequest,
-    tokens: &mut u64,
+    stats: &mut TaskStats,
     slots: usize,
     emit: &mut dyn FnMut(GenEvent),
 ) -> (Result<Outline, StageError>, Vec<EarlyContent>) {
@@ -332,7 +478,7 @@ pub async fn generate_outline_and_first_contents(
             }
             (emit.borrow_mut())(event);
         };
-        let outline = generate_outline(env, request, tokens, &mut forward).await;
+        let outline = generate_outline(env, request, stats, &mut forward).await;
         sender.close_channel();
         outline
     };
@@ -392,31 +538,38 @@ async fn early_content(
     plan: Outline,
     preview: crate::outline::PreviewScene,
 ) -> EarlyContent {
-    let mut tokens = 0;
+    let mut stats = TaskStats::default();
     let mut notes = Vec::new();
     let scene = &plan.scenes[plan.scenes.len() - 1];
     let ctx = SceneContext {
         request,
         outline: &plan,
         scene,
+        target: env.target(),
     };
-    let chat = content_request(&ctx);
-    let output = run_stage(
-        env,
-        &chat,
-        "early content",
-        |reply| parse_content(reply, &ctx),
-        &mut tokens,
-        &mut notes,
-    )
-    .await
-    .map(|written| written.json);
+    let task = crate::content_task(&scene.id);
+    let output = match content_request(&ctx) {
+        Err(too_long) => Err(StageError {
+            message: too_long.to_string(),
+            fatal: false,
+        }),
+        Ok((chat, _cuts)) => run_stage(
+            env,
+            &chat,
+            &task,
+            |reply| parse_content(reply, &ctx),
+            &mut stats,
+            &mut notes,
+        )
+        .await
+        .map(|written| written.json),
+    };
     EarlyContent {
         index: preview.index,
         kind: preview.kind,
         title: preview.title,
         output,
-        tokens,
+        stats,
     }
 }
 
@@ -430,7 +583,7 @@ pub fn seed_early_contents(
 ) -> Vec<String> {
     let mut kept = Vec::new();
     for content in early {
-        record.tokens_spent += content.tokens;
+        record.tokens_spent += content.stats.tokens;
         let Ok(json) = content.output else {
             continue;
         };
@@ -439,8 +592,11 @@ pub fn seed_early_contents(
         };
         if scene.kind == content.kind && scene.title == content.title {
             let task = crate::content_task(&scene.id);
+            record.count(&task, &content.stats);
             record.finished.entry(task.clone()).or_insert(json);
             kept.push(task);
+        } else {
+            record.count("outline", &content.stats);
         }
     }
     kept
@@ -458,7 +614,7 @@ pub struct Plan {
 }
 
 type TaskRun<'a> =
-    Pin<Box<dyn Future<Output = (String, Result<String, StageError>, u64, Vec<String>)> + 'a>>;
+    Pin<Box<dyn Future<Output = (String, Result<String, StageError>, TaskStats, Vec<String>)> + 'a>>;
 
 /// Runs the scene tasks to the end: every task finished or given up, the job cancelled, or a
 /// fatal error. `on_event` also gets the record after each change worth saving.
@@ -537,7 +693,7 @@ pub async fn run_scenes(
             Either::Left((done, _)) => done,
             Either::Right(_) => None,
         };
-        let Some((task, result, tokens, notes)) = outcome else {
+        let Some((task, result, stats, notes)) = outcome else {
             continue;
         };
         for note in notes {
@@ -551,7 +707,8 @@ pub async fn run_scenes(
         }
         match result {
             Ok(output) => {
-                job.finished(&task, output, tokens);
+                job.count(&task, &stats);
+                job.finished(&task, output, stats.tokens);
                 on_event(GenEvent::Tokens(job.record().tokens_spent), job.record());
                 on_event(GenEvent::Finished { task }, job.record());
             }
@@ -559,6 +716,10 @@ pub async fn run_scenes(
                 if error.fatal {
                     fatal = Some(error.message.clone());
                 }
+                let mut stats = stats;
+                stats.failures.push(error.message.clone());
+                job.count(&task, &stats);
+                let tokens = stats.tokens;
                 let after = if error.fatal {
                     // Trying again cannot help; record it as given up at once.
                     while !matches!(
@@ -604,35 +765,43 @@ async fn run_task(
     task: String,
     step: GenerationStep,
     content_json: Option<String>,
-) -> (String, Result<String, StageError>, u64, Vec<String>) {
-    let mut tokens = 0;
+) -> (String, Result<String, StageError>, TaskStats, Vec<String>) {
+    let mut stats = TaskStats::default();
     let mut notes = Vec::new();
     let Some(scene) = outline.scene(step.scene_id()) else {
         let error = StageError {
             message: format!("The outline has no scene \"{}\".", step.scene_id()),
             fatal: false,
         };
-        return (task, Err(error), 0, notes);
+        return (task, Err(error), stats, notes);
     };
     let ctx = SceneContext {
         request,
         outline,
         scene,
+        target: env.target(),
+    };
+    let too_long = |e: aula_providers::budget::TooLong| StageError {
+        message: e.to_string(),
+        fatal: false,
     };
     let result = match step {
-        GenerationStep::SceneContent { .. } => {
-            let chat = content_request(&ctx);
-            run_stage(
-                env,
-                &chat,
-                &task,
-                |reply| parse_content(reply, &ctx),
-                &mut tokens,
-                &mut notes,
-            )
-            .await
-            .map(|written| written.json)
-        }
+        GenerationStep::SceneContent { .. } => match content_request(&ctx) {
+            Err(e) => Err(too_long(e)),
+            Ok((chat, cuts)) => {
+                notes.extend(cuts.into_iter().map(|c| format!("{task}: {c}")));
+                run_stage(
+                    env,
+                    &chat,
+                    &task,
+                    |reply| parse_content(reply, &ctx),
+                    &mut stats,
+                    &mut notes,
+                )
+                .await
+                .map(|written| written.json)
+            }
+        },
         GenerationStep::SceneActions { .. } => {
             let content: Option<SceneContent> =
                 content_json.and_then(|json| serde_json::from_str(&json).ok());
@@ -641,21 +810,24 @@ async fn run_task(
                     message: "This scene's content could not be read back; write it again.".into(),
                     fatal: false,
                 }),
-                Some(content) => {
-                    let chat = actions_request(&ctx, &content);
-                    run_stage(
-                        env,
-                        &chat,
-                        &task,
-                        |reply| parse_actions(reply, &ctx, &content),
-                        &mut tokens,
-                        &mut notes,
-                    )
-                    .await
-                    .map(|written| written.json)
-                }
+                Some(content) => match actions_request(&ctx, &content) {
+                    Err(e) => Err(too_long(e)),
+                    Ok((chat, cuts)) => {
+                        notes.extend(cuts.into_iter().map(|c| format!("{task}: {c}")));
+                        run_stage(
+                            env,
+                            &chat,
+                            &task,
+                            |reply| parse_actions(reply, &ctx, &content),
+                            &mut stats,
+                            &mut notes,
+                        )
+                        .await
+                        .map(|written| written.json)
+                    }
+                },
             }
         }
     };
-    (task, result, tokens, notes)
+    (task, result, stats, notes)
 }

@@ -172,12 +172,20 @@ fn with_env<T>(model: &Model, control: GenControl, body: impl FnOnce(&Env) -> T)
     let time = Rc::new(Cell::new(0.0));
     let sleeper = Clock(time.clone());
     let now = move || time.get();
+    let endpoint = endpoint();
+    let limits = aula_providers::ModelLimits::resolve(
+        &endpoint,
+        Default::default(),
+        Default::default(),
+    );
     let env = Env {
         transport: model,
         sleeper: &sleeper,
         now_ms: &now,
-        endpoint: endpoint(),
+        endpoint,
         control,
+        limits,
+        progress: &|_| {},
     };
     body(&env)
 }
@@ -229,13 +237,15 @@ fn settled(events: &[GenEvent]) -> (bool, Option<String>) {
 fn the_outline_streams_its_scenes_and_is_read() {
     let model = Model::fixture();
     let mut events = Vec::new();
-    let mut tokens = 0;
+    let mut stats = crate::job::TaskStats::default();
     let outline = with_env(&model, GenControl::default(), |env| {
-        block_on(generate_outline(env, &request(), &mut tokens, &mut |e| {
+        block_on(generate_outline(env, &request(), &mut stats, &mut |e| {
             events.push(e)
         }))
     })
     .unwrap();
+    let tokens = stats.tokens;
+    assert_eq!(stats.calls, 1);
     assert_eq!(outline.scenes.len(), 4);
     let previews: Vec<String> = events
         .iter()
@@ -538,18 +548,19 @@ fn a_cancelled_job_asks_nothing_and_says_so() {
 fn the_first_contents_are_written_while_the_outline_streams_and_never_twice() {
     use crate::run::{generate_outline_and_first_contents, seed_early_contents};
     let model = Model::fixture();
-    let mut tokens = 0;
+    let mut stats = crate::job::TaskStats::default();
     let mut events = Vec::new();
     let (outline, early) = with_env(&model, GenControl::default(), |env| {
         block_on(generate_outline_and_first_contents(
             env,
             &request(),
-            &mut tokens,
+            &mut stats,
             2,
             &mut |e| events.push(e),
         ))
     });
     let outline = outline.unwrap();
+    let tokens = stats.tokens;
     assert_eq!(early.len(), 2, "one per slot, for the first scenes");
     let mut record = JobRecord {
         tokens_spent: tokens,
@@ -583,7 +594,10 @@ fn an_early_content_whose_scene_moved_or_changed_is_dropped() {
         kind: SceneKind::Slide,
         title: title.into(),
         output: Ok("{}".into()),
-        tokens: 5,
+        stats: crate::job::TaskStats {
+            tokens: 5,
+            ..Default::default()
+        },
     };
     let kept = seed_early_contents(
         &outline,

@@ -10,9 +10,12 @@ use std::fmt::Write as _;
 
 use aula_course::{Action, ActionKind, AgentRole, Course, Scene, SceneContent, FORMAT_VERSION};
 use aula_director::prompt::{action_reference, element_line};
+use aula_providers::budget::{Cut, Sections, TooLong};
 use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
 use serde_json::{json, Map, Value};
 
+use crate::document::{scene_passages, SCENE_DOCUMENT_CHARS};
+use crate::fit::{fit_request, plain, Stage, Target, PLAN_RANK};
 use crate::outline::{language_name, CourseRequest, Outline, SceneKind, SceneOutline};
 use crate::repair;
 
@@ -21,6 +24,22 @@ use crate::repair;
 pub struct Read<T> {
     pub value: T,
     pub notes: Vec<String>,
+    /// Usable, but short of what was asked (a narration too short for its slide, the wrong
+    /// language, a plan of the wrong length): worth asking the model once more with these.
+    pub problems: Vec<String>,
+    /// The reply was read only through the tolerant reading (fences, prose, a cut end).
+    pub repaired: bool,
+}
+
+impl<T> Read<T> {
+    fn clean(value: T, notes: Vec<String>) -> Read<T> {
+        Read {
+            value,
+            notes,
+            problems: Vec::new(),
+            repaired: false,
+        }
+    }
 }
 
 /// A stage's checked result and the JSON text it is stored as. The text is the checked JSON
@@ -32,12 +51,13 @@ pub struct Written<T> {
     pub json: String,
 }
 
-/// The scene a stage works on, in its course.
+/// The scene a stage works on, in its course, and the model it is written for.
 #[derive(Debug, Clone, Copy)]
 pub struct SceneContext<'a> {
     pub request: &'a CourseRequest,
     pub outline: &'a Outline,
     pub scene: &'a SceneOutline,
+    pub target: Target,
 }
 
 impl SceneContext<'_> {
@@ -49,78 +69,85 @@ impl SceneContext<'_> {
             .unwrap_or(0)
     }
 
-    /// The course around this scene, shared by both stages' prompts.
-    fn course_section(&self, out: &mut String) {
+    /// The course around this scene, shared by both stages' prompts: the course, its language
+    /// and learner, every scene of the plan (the farthest from this one may be left out), this
+    /// scene's own plan, and the passages of the learner's document about it (cut first).
+    fn course_sections(&self, out: &mut Sections) {
         let outline = self.outline;
-        let _ = writeln!(out, "The course: \"{}\".", outline.title);
+        let mut head = format!("The course: \"{}\".\n", outline.title);
         if !outline.description.is_empty() {
-            let _ = writeln!(out, "{}", outline.description);
+            let _ = writeln!(head, "{}", outline.description);
         }
         let directive = if outline.language_directive.is_empty() {
             format!("Teach in {}.", language_name(&self.request.language))
         } else {
             outline.language_directive.clone()
         };
-        let _ = writeln!(out, "Language: {directive}");
+        let _ = writeln!(head, "Language: {directive}");
         if !self.request.learner.trim().is_empty() {
-            let _ = writeln!(out, "The learner: {}", self.request.learner.trim());
+            let _ = writeln!(head, "The learner: {}", clip(self.request.learner.trim(), 600));
         }
-        let _ = writeln!(out, "\nAll scenes, in order:");
+        let _ = writeln!(head, "\nAll scenes, in order:");
+        out.keep(head);
+        let here = self.position();
         for (i, scene) in outline.scenes.iter().enumerate() {
-            let here = if scene.id == self.scene.id {
-                "   <- this scene"
+            let line = format!("{}. [{}] {}", i + 1, scene.kind.name(), scene.title);
+            if i == here {
+                out.keep(format!("{line}   <- this scene\n"));
             } else {
-                ""
-            };
-            let _ = writeln!(
-                out,
-                "{}. [{}] {}{here}",
-                i + 1,
-                scene.kind.name(),
-                scene.title
-            );
+                let distance = i.abs_diff(here).min(10) as u8;
+                out.push(
+                    "the plan's other scenes",
+                    Cut::Drop {
+                        rank: PLAN_RANK + 10 - distance,
+                    },
+                    format!("{line}\n"),
+                );
+            }
         }
         let scene = self.scene;
-        let _ = writeln!(
-            out,
-            "\nThis scene: \"{}\" ({}).",
+        let mut this = format!(
+            "\nThis scene: \"{}\" ({}).\n",
             scene.title,
             scene.kind.name()
         );
         if !scene.goal.is_empty() {
-            let _ = writeln!(out, "Goal: {}", scene.goal);
+            let _ = writeln!(this, "Goal: {}", scene.goal);
         }
         for point in &scene.key_points {
-            let _ = writeln!(out, "- {point}");
+            let _ = writeln!(this, "- {point}");
+        }
+        out.keep(this);
+        if let Some(document) = self
+            .request
+            .document
+            .as_deref()
+            .filter(|d| !d.trim().is_empty())
+        {
+            out.keep(
+                "\nTeach from the learner's document; these passages of it are about this scene:\n<document>\n",
+            );
+            out.append(scene_passages(document, scene, SCENE_DOCUMENT_CHARS));
+            out.keep("</document>\n");
         }
     }
 }
 
 const JSON_ONLY: &str = "Reply with the JSON only: no prose, no code fence.";
 
-/// The content stage's request for one scene.
-pub fn content_request(ctx: &SceneContext) -> ChatRequest {
-    let mut system = String::with_capacity(6 * 1024);
-    ctx.course_section(&mut system);
-    system.push('\n');
-    let schema = match ctx.scene.kind {
-        SceneKind::Slide => {
-            system.push_str(SLIDE_RULES);
-            None
-        }
-        SceneKind::Quiz => {
-            system.push_str(QUIZ_RULES);
-            Some(quiz_schema())
-        }
-        SceneKind::Interactive => {
-            system.push_str(INTERACTIVE_RULES);
-            None
-        }
-        SceneKind::Pbl => {
-            system.push_str(PROJECT_RULES);
-            None
-        }
+/// The content stage's request for one scene, fitted to the model (see [`crate::fit`]).
+pub fn content_request(ctx: &SceneContext) -> Result<(ChatRequest, Vec<String>), TooLong> {
+    let mut system = Sections::new();
+    ctx.course_sections(&mut system);
+    system.keep("\n");
+    let full = ctx.target.full_schemas;
+    let (rules, schema) = match ctx.scene.kind {
+        SceneKind::Slide => (SLIDE_RULES, full.then(slide_schema)),
+        SceneKind::Quiz => (QUIZ_RULES, Some(quiz_schema())),
+        SceneKind::Interactive => (INTERACTIVE_RULES, None),
+        SceneKind::Pbl => (PROJECT_RULES, full.then(project_schema)),
     };
+    system.keep(rules);
     let ask = match ctx.scene.kind {
         SceneKind::Interactive => format!("Write the page for \"{}\".", ctx.scene.title),
         _ => format!(
@@ -129,13 +156,14 @@ pub fn content_request(ctx: &SceneContext) -> ChatRequest {
             ctx.scene.title
         ),
     };
-    let mut chat = ChatRequest::new(system, vec![ChatMessage::user(ask)]);
-    chat.temperature = Some(0.5);
-    chat.json_schema = schema.map(|schema| JsonSchema {
-        name: "quiz".into(),
+    let schema = schema.map(|schema| JsonSchema {
+        name: ctx.scene.kind.name().into(),
         schema,
     });
-    chat
+    let stage = Stage::Content(ctx.scene.kind);
+    let (mut chat, cuts) = fit_request(system, plain(ask), schema, stage, ctx.target)?;
+    chat.temperature = Some(0.5);
+    Ok((chat, cuts))
 }
 
 const SLIDE_RULES: &str = "You design this scene's slide. The canvas is 1000 wide and 562.5 high \
@@ -173,6 +201,275 @@ Reply with one JSON object: {\"briefing\": the task as the learner first reads i
 \"objectives\": [2 to 4 strings], \"project\": {\"title\", \"description\", \"agents\": \
 [{\"name\", \"role\", \"persona\"}] (2 or 3 project roles), \"issues\": [{\"id\", \"title\", \
 \"description\", \"owner\": an agent's name}] (2 to 5 steps in working order)}}.";
+
+/// Spoken units a scene's narration should reach: words, or for CJK languages characters
+/// (a spoken word is about two of them). A slide needs more the more it shows: about two words
+/// per word on it, with a floor and a ceiling; other scenes a short introduction.
+pub fn min_speech_words(content: &SceneContent, language: &str) -> usize {
+    let shown = match content {
+        SceneContent::Slide(slide) => slide
+            .elements
+            .iter()
+            .map(|e| spoken_units(&element_text(e), language))
+            .sum::<usize>(),
+        _ => 0,
+    };
+    let words = match content {
+        SceneContent::Slide(_) => (shown * 2 + 30).clamp(60, 180),
+        _ => 40,
+    };
+    if is_cjk_language(language) {
+        words * 2
+    } else {
+        words
+    }
+}
+
+fn is_cjk_language(language: &str) -> bool {
+    matches!(
+        language.split(['-', '_']).next().unwrap_or(""),
+        "zh" | "ja" | "ko"
+    )
+}
+
+/// Words of `text`, or for CJK languages its CJK characters plus its other words.
+fn spoken_units(text: &str, language: &str) -> usize {
+    if is_cjk_language(language) {
+        let cjk = text
+            .chars()
+            .filter(|c| matches!(*c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF))
+            .count();
+        let latin = text
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .count();
+        cjk + latin
+    } else {
+        text.split_whitespace().count()
+    }
+}
+
+/// The words an element shows.
+fn element_text(element: &aula_course::SlideElement) -> String {
+    use aula_course::SlideElement as E;
+    match element {
+        E::Text(t) => t.markdown.clone(),
+        E::Shape(s) => s.text.clone().unwrap_or_default(),
+        E::Table(t) => t.rows.iter().flatten().cloned().collect::<Vec<_>>().join(" "),
+        E::Chart(c) => c.data.labels.join(" "),
+        E::Code(c) => c.code.lines().take(6).collect::<Vec<_>>().join(" "),
+        _ => String::new(),
+    }
+}
+
+/// A slide as a JSON schema that a server enforcing schemas samples by: 3 to 7 elements, each
+/// one of the element kinds the rules name, with its fields.
+fn slide_schema() -> Value {
+    let frame = |extra: Value, required: &[&str]| {
+        let mut properties = json!({
+            "type": {"type": "string"},
+            "id": {"type": "string"},
+            "left": {"type": "number"},
+            "top": {"type": "number"},
+            "width": {"type": "number"},
+            "height": {"type": "number"},
+        });
+        if let (Some(base), Value::Object(more)) = (properties.as_object_mut(), extra) {
+            base.extend(more);
+        }
+        let mut all = vec!["type", "id", "left", "top", "width", "height"];
+        all.extend_from_slice(required);
+        json!({"type": "object", "properties": properties, "required": all, "additionalProperties": false})
+    };
+    let kind = |mut schema: Value, name: &str| {
+        schema["properties"]["type"] = json!({"type": "string", "enum": [name]});
+        schema
+    };
+    let text = kind(
+        frame(
+            json!({"markdown": {"type": "string"}, "font_size": {"type": "number"}, "color": {"type": "string"}, "align": {"type": "string", "enum": ["left", "center", "right"]}}),
+            &["markdown"],
+        ),
+        "text",
+    );
+    let shape = kind(
+        frame(
+            json!({"shape": {"type": "string", "enum": ["rectangle", "rounded_rectangle", "ellipse", "triangle", "arrow"]}, "fill": {"type": "string"}, "text": {"type": "string"}}),
+            &["shape", "fill"],
+        ),
+        "shape",
+    );
+    let point = json!({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2});
+    let line = json!({
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["line"]},
+            "id": {"type": "string"},
+            "start": point,
+            "end": point,
+            "color": {"type": "string"},
+            "width": {"type": "number"},
+        },
+        "required": ["type", "id", "start", "end"],
+        "additionalProperties": false,
+    });
+    let chart = kind(
+        frame(
+            json!({
+                "chart_type": {"type": "string", "enum": ["bar", "column", "line", "pie", "ring", "area", "radar", "scatter"]},
+                "data": {
+                    "type": "object",
+                    "properties": {
+                        "labels": {"type": "array", "items": {"type": "string"}},
+                        "legends": {"type": "array", "items": {"type": "string"}},
+                        "series": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
+                    },
+                    "required": ["labels", "legends", "series"],
+                    "additionalProperties": false,
+                },
+            }),
+            &["chart_type", "data"],
+        ),
+        "chart",
+    );
+    let table = kind(
+        frame(
+            json!({"rows": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "header": {"type": "boolean"}}),
+            &["rows"],
+        ),
+        "table",
+    );
+    let latex = kind(frame(json!({"latex": {"type": "string"}}), &["latex"]), "latex");
+    let code = kind(
+        frame(
+            json!({"language": {"type": "string"}, "code": {"type": "string"}}),
+            &["language", "code"],
+        ),
+        "code",
+    );
+    json!({
+        "type": "object",
+        "properties": {
+            "elements": {
+                "type": "array",
+                "minItems": 3,
+                "maxItems": 7,
+                "items": {"anyOf": [text, shape, line, chart, table, latex, code]},
+            },
+        },
+        "required": ["elements"],
+        "additionalProperties": false,
+    })
+}
+
+/// A project briefing as a JSON schema.
+fn project_schema() -> Value {
+    let agent = json!({
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "role": {"type": "string"}, "persona": {"type": "string"}},
+        "required": ["name", "role", "persona"],
+        "additionalProperties": false,
+    });
+    let issue = json!({
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "description": {"type": "string"}, "owner": {"type": "string"}},
+        "required": ["id", "title", "description", "owner"],
+        "additionalProperties": false,
+    });
+    json!({
+        "type": "object",
+        "properties": {
+            "briefing": {"type": "string"},
+            "objectives": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
+            "project": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "description": {"type": "string"},
+                    "agents": {"type": "array", "items": agent, "minItems": 2, "maxItems": 3},
+                    "issues": {"type": "array", "items": issue, "minItems": 2, "maxItems": 5},
+                },
+                "required": ["title", "description", "agents", "issues"],
+                "additionalProperties": false,
+            },
+        },
+        "required": ["briefing", "objectives", "project"],
+        "additionalProperties": false,
+    })
+}
+
+/// A script as a JSON schema: spoken text and the actions this scene allows, spotlight and
+/// laser only at the slide's own elements, a discussion only where one is planned and opened by
+/// a classmate.
+fn script_schema(
+    content: &SceneContent,
+    kinds: &[ActionKind],
+    discussion: bool,
+    students: &[&aula_course::AgentProfile],
+) -> Value {
+    let element_ids: Vec<&str> = match content {
+        SceneContent::Slide(slide) => slide.elements.iter().map(|e| e.id()).collect(),
+        _ => Vec::new(),
+    };
+    let mut items = vec![json!({
+        "type": "object",
+        "properties": {"type": {"type": "string", "enum": ["text"]}, "content": {"type": "string"}},
+        "required": ["type", "content"],
+        "additionalProperties": false,
+    })];
+    let action = |name: &str, params: Value| {
+        json!({
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["action"]},
+                "name": {"type": "string", "enum": [name]},
+                "params": params,
+            },
+            "required": ["type", "name", "params"],
+            "additionalProperties": false,
+        })
+    };
+    for kind in kinds {
+        let params = if kind.is_slide_effect() {
+            if element_ids.is_empty() {
+                continue;
+            }
+            json!({
+                "type": "object",
+                "properties": {"element_id": {"type": "string", "enum": element_ids}},
+                "required": ["element_id"],
+                "additionalProperties": false,
+            })
+        } else {
+            json!({"type": "object"})
+        };
+        items.push(action(kind.as_str(), params));
+    }
+    if discussion && !students.is_empty() {
+        let ids: Vec<&str> = students.iter().map(|a| a.id.as_str()).collect();
+        items.push(action(
+            "discussion",
+            json!({
+                "type": "object",
+                "properties": {
+                    "topic": {"type": "string"},
+                    "prompt": {"type": "string"},
+                    "agent_id": {"type": "string", "enum": ids},
+                },
+                "required": ["topic", "prompt", "agent_id"],
+                "additionalProperties": false,
+            }),
+        ));
+    }
+    json!({
+        "type": "object",
+        "properties": {
+            "script": {"type": "array", "minItems": 2, "maxItems": 14, "items": {"anyOf": items}},
+        },
+        "required": ["script"],
+        "additionalProperties": false,
+    })
+}
 
 fn quiz_schema() -> Value {
     let option = json!({
@@ -229,6 +526,7 @@ fn read_json<T>(
             .find_map(|value| convert(value).ok())
             .map(|mut read| {
                 read.notes.push(format!("the reply needed repair: {error}"));
+                read.repaired = true;
                 read
             })
             .ok_or(error),
@@ -269,13 +567,13 @@ fn content_from_value(
     let content: SceneContent = serde_json::from_value(value)
         .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
     check_scene(ctx, content.clone(), Vec::new())?;
-    Ok(Read {
-        value: Written {
+    Ok(Read::clean(
+        Written {
             value: content,
             json,
         },
         notes,
-    })
+    ))
 }
 
 /// Gives every slide element an id, unique in the slide (code decides ids, not the model).
@@ -356,62 +654,62 @@ fn interactive_page(
     if !lower.contains("</html>") {
         notes.push("the page was cut off before </html>".into());
     }
-    Ok(Read {
-        value: Written {
+    Ok(Read::clean(
+        Written {
             value: content,
             json,
         },
         notes,
-    })
+    ))
 }
 
-/// The script stage's request for one scene, given its content.
-pub fn actions_request(ctx: &SceneContext, content: &SceneContent) -> ChatRequest {
-    let mut system = String::with_capacity(6 * 1024);
-    system.push_str(
+/// The script stage's request for one scene, given its content, fitted to the model.
+pub fn actions_request(
+    ctx: &SceneContext,
+    content: &SceneContent,
+) -> Result<(ChatRequest, Vec<String>), TooLong> {
+    let mut system = Sections::new();
+    system.keep(
         "You write what the teacher says and does in one scene of an online class, as a script.\n\n",
     );
-    ctx.course_section(&mut system);
+    ctx.course_sections(&mut system);
+    let mut out = String::with_capacity(4 * 1024);
     if let Some(teacher) = ctx
         .request
         .agents
         .iter()
         .find(|a| a.role == AgentRole::Teacher)
     {
-        let _ = writeln!(
-            system,
-            "\nThe teacher: {} — {}",
-            teacher.name, teacher.persona
-        );
+        let _ = writeln!(out, "\nThe teacher: {} — {}", teacher.name, teacher.persona);
     }
-    let _ = writeln!(system, "\nWhat the learner sees:");
+    let _ = writeln!(out, "\nWhat the learner sees:");
     match content {
         SceneContent::Slide(slide) => {
             for element in &slide.elements {
-                let _ = writeln!(system, "{}", element_line(element));
+                let _ = writeln!(out, "{}", element_line(element));
             }
         }
         SceneContent::Quiz(quiz) => {
             let _ = writeln!(
-                system,
+                out,
                 "A quiz of {} questions, which the learner answers after your introduction.",
                 quiz.questions.len()
             );
         }
         SceneContent::Interactive(_) => {
             let _ = writeln!(
-                system,
+                out,
                 "An interactive page the learner explores after your introduction."
             );
         }
         SceneContent::Pbl(project) => {
-            let _ = writeln!(system, "A project: {}", clip(&project.briefing, 400));
+            let _ = writeln!(out, "A project: {}", clip(&project.briefing, 400));
         }
     }
     let position = ctx.position();
     let last = ctx.outline.scenes.len().saturating_sub(1);
     let _ = writeln!(
-        system,
+        out,
         "\n{}",
         match position {
             0 => "This is the first scene: greet the learner and the class briefly, say what the course is about, then teach.",
@@ -420,56 +718,69 @@ pub fn actions_request(ctx: &SceneContext, content: &SceneContent) -> ChatReques
         }
     );
     let _ = writeln!(
-        system,
-        "\nReply with one JSON array, in the order things happen. Items:\n\
+        out,
+        "\nReply with one JSON object {{\"script\": [item, ...]}}, the items in the order things \
+         happen. Items:\n\
          - {{\"type\":\"text\",\"content\":string}}: what the teacher says, one to three sentences, \
          plain spoken words (no Markdown, no lists, no formulas written as code).\n\
          - {{\"type\":\"action\",\"name\":string,\"params\":object}}: something the teacher does."
     );
     let kinds = script_actions(ctx, content);
     if kinds.is_empty() {
-        let _ = writeln!(system, "Only text items in this scene.");
+        let _ = writeln!(out, "Only text items in this scene.");
     } else {
-        let _ = writeln!(system, "Actions here:");
+        let _ = writeln!(out, "Actions here:");
         for kind in &kinds {
             if let Some(reference) = action_reference(*kind) {
-                let _ = writeln!(system, "- {}: {reference}", kind.as_str());
+                let _ = writeln!(out, "- {}: {reference}", kind.as_str());
             }
         }
     }
+    let words = min_speech_words(content, &ctx.request.language);
     let speaking = match content {
-        SceneContent::Slide(_) => "6 to 12 items; a spotlight or laser on an element comes just before the words about it; the whiteboard only for a worked example or a derivation, closed again after.",
-        _ => "2 to 4 items: introduce what the learner is about to do and why, then let them do it.",
+        SceneContent::Slide(_) => format!(
+            "6 to 12 items; explain every point on the slide in the teacher's own words, {words} \
+             words or more in all; a spotlight or laser on an element comes just before the \
+             words about it; the whiteboard only for a worked example or a derivation, closed \
+             again after."
+        ),
+        _ => format!(
+            "2 to 4 items, {words} words or more in all: introduce what the learner is about to do \
+             and why, then let them do it."
+        ),
     };
-    let _ = writeln!(system, "{speaking}");
+    let _ = writeln!(out, "{speaking}");
+    let students: Vec<&aula_course::AgentProfile> = ctx
+        .request
+        .agents
+        .iter()
+        .filter(|a| a.role != AgentRole::Teacher)
+        .collect();
     if ctx.scene.discussion {
-        let students: Vec<String> = ctx
-            .request
-            .agents
+        let named: Vec<String> = students
             .iter()
-            .filter(|a| a.role != AgentRole::Teacher)
             .map(|a| format!("\"{}\" ({})", a.id, a.name))
             .collect();
         let _ = writeln!(
-            system,
+            out,
             "End the scene with one class discussion, as the last item: \
              {{\"type\":\"action\",\"name\":\"discussion\",\"params\":{{\"topic\": a question worth \
              debating, \"prompt\": what to weigh, \"agent_id\": the classmate who opens it, one of \
              {}}}}}.",
-            students.join(", ")
+            named.join(", ")
         );
     } else {
-        let _ = writeln!(system, "No discussion in this scene.");
+        let _ = writeln!(out, "No discussion in this scene.");
     }
-    let mut chat = ChatRequest::new(
-        system,
-        vec![ChatMessage::user(format!(
-            "Write the script for \"{}\". {JSON_ONLY}",
-            ctx.scene.title
-        ))],
-    );
+    system.keep(out);
+    let schema = ctx.target.full_schemas.then(|| JsonSchema {
+        name: "script".into(),
+        schema: script_schema(content, &kinds, ctx.scene.discussion, &students),
+    });
+    let ask = format!("Write the script for \"{}\". {JSON_ONLY}", ctx.scene.title);
+    let (mut chat, cuts) = fit_request(system, plain(ask), schema, Stage::Script, ctx.target)?;
     chat.temperature = Some(0.6);
-    chat
+    Ok((chat, cuts))
 }
 
 /// The actions a generated script may use in this scene, besides speech and the planned
@@ -646,12 +957,36 @@ fn actions_from_value(
         return Err("the script has no spoken text".into());
     }
     check_scene(ctx, content.clone(), actions.clone())?;
+    let language = &ctx.request.language;
+    let said: usize = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Speech(speech) => Some(spoken_units(&speech.text, language)),
+            _ => None,
+        })
+        .sum();
+    let wanted = min_speech_words(content, language);
+    let mut problems = Vec::new();
+    // Asked for `wanted`; below two thirds of it the scene is plainly too thin to teach.
+    if said * 3 < wanted * 2 {
+        let unit = if is_cjk_language(language) {
+            "characters"
+        } else {
+            "words"
+        };
+        problems.push(format!(
+            "the teacher says only {said} {unit} in all; this scene needs at least {wanted}, \
+             explaining every point it shows in full sentences"
+        ));
+    }
     Ok(Read {
         value: Written {
             value: actions,
             json: Value::Array(written).to_string(),
         },
         notes,
+        problems,
+        repaired: false,
     })
 }
 
@@ -720,16 +1055,49 @@ fn check_scene(
     })
 }
 
-/// The second try of a stage: the same request, the reply that failed, and why it failed.
-pub fn feedback_request(original: &ChatRequest, reply: &str, error: &str) -> ChatRequest {
-    let mut chat = original.clone();
-    chat.messages
-        .push(ChatMessage::assistant(clip(reply, 6_000)));
-    chat.messages.push(ChatMessage::user(format!(
-        "That reply could not be used: {}. Reply again with the whole corrected answer, in the \
-         same format, and nothing else.",
+/// The second try of a stage: the same request, the reply that failed (as much of it as the
+/// model's context leaves room for), and why it could not be used. The answer keeps the room
+/// the first had where the context allows; the echoed reply gives way first.
+pub fn feedback_request(
+    original: &ChatRequest,
+    reply: &str,
+    error: &str,
+    context_tokens: u32,
+) -> ChatRequest {
+    use aula_providers::budget::{prompt_tokens, text_tokens};
+    let ask = format!(
+        "That reply could not be used as it is: {}. Reply again with the whole corrected answer, \
+         in the same format, and nothing else.",
         clip(error, 1_500)
-    )));
+    );
+    let reply_room = original.max_tokens.unwrap_or(1_024);
+    let base = prompt_tokens(original) + text_tokens(&ask) + 16;
+    let room = context_tokens
+        .saturating_sub(base)
+        .saturating_sub(reply_room)
+        .saturating_sub(32);
+    let mut echo = clip(reply, 6_000);
+    while text_tokens(&echo) > room && !echo.is_empty() {
+        let keep = echo.chars().count() * 3 / 4;
+        echo = echo.chars().take(keep).collect();
+    }
+    let mut chat = original.clone();
+    if echo.trim().is_empty() {
+        // No room to show the reply: say why in the ask itself.
+        if let Some(last) = chat.messages.last_mut() {
+            last.content.push_str(&format!(
+                "\n\n(An earlier answer to this could not be used: {}.)",
+                clip(error, 1_500)
+            ));
+        }
+    } else {
+        chat.messages.push(ChatMessage::assistant(echo));
+        chat.messages.push(ChatMessage::user(ask));
+    }
+    let left = context_tokens
+        .saturating_sub(prompt_tokens(&chat))
+        .saturating_sub(32);
+    chat.max_tokens = Some(reply_room.min(left).max(1));
     chat
 }
 
@@ -788,6 +1156,7 @@ mod tests {
             request: &req,
             outline: &outline,
             scene: &outline.scenes[1],
+            target: Target::default(),
         };
         let reply = "Here it is:\n```html\n<!DOCTYPE html><html><body><input id=\"moon-slider\" type=\"range\"></body></html>\n```";
         let read = parse_content(reply, &ctx).unwrap();
@@ -807,6 +1176,7 @@ mod tests {
             request: &req,
             outline: &outline,
             scene: plain,
+            target: Target::default(),
         };
         let reply = json!([
             {"type": "action", "name": "spotlight", "params": {"element_id": "nowhere"}},
@@ -829,6 +1199,7 @@ mod tests {
             request: &req,
             outline: &outline,
             scene: planned,
+            target: Target::default(),
         };
         let reply = json!([
             {"type": "text", "content": "Spring tides come with full and new moons."},
@@ -856,6 +1227,7 @@ mod tests {
             request: &req,
             outline: &outline,
             scene: &outline.scenes[0],
+            target: Target::default(),
         };
         let err = parse_actions(
             "[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"title\"}}]",
@@ -880,11 +1252,12 @@ mod tests {
                 request: &req,
                 outline: &outline,
                 scene,
+                target: Target::default(),
             };
-            let content = content_request(&ctx);
+            let (content, _) = content_request(&ctx).unwrap();
             assert!(content.system.contains("<- this scene"));
             assert!(content.messages[0].content.contains(&scene.title));
-            let script = actions_request(&ctx, &slide());
+            let (script, _) = actions_request(&ctx, &slide()).unwrap();
             for text in [&content.system, &script.system] {
                 assert!(!text.contains("{{"), "{text}");
             }
@@ -893,9 +1266,10 @@ mod tests {
             request: &req,
             outline: &outline,
             scene: &outline.scenes[1],
+            target: Target::default(),
         };
         assert!(
-            content_request(&quiz_ctx).json_schema.is_some(),
+            content_request(&quiz_ctx).unwrap().0.json_schema.is_some(),
             "a quiz asks for structured output"
         );
     }

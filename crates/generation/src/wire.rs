@@ -6,13 +6,13 @@
 
 use std::num::NonZeroUsize;
 
-use aula_providers::Endpoint;
+use aula_providers::{Endpoint, LearnerLimits, ModelLimits};
 use serde::{Deserialize, Serialize};
 
 use crate::assemble::{assemble_json, scene_states};
 use crate::job::JobRecord;
 use crate::outline::{CourseRequest, Outline};
-use crate::run::GenEvent;
+use crate::run::{CallPhase, GenEvent, TaskProgress};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -39,9 +39,10 @@ pub struct GenJob {
     pub outline: Option<Outline>,
     #[serde(default)]
     pub record: JobRecord,
-    /// Scene tasks at once.
-    #[serde(default = "default_limit")]
-    pub limit: u32,
+    /// What the learner set for this provider (context, requests at once); the worker asks the
+    /// server too and plans on [`aula_providers::ModelLimits::resolve`].
+    #[serde(default)]
+    pub limits: LearnerLimits,
     /// Stop after the outline, so the learner can edit it.
     #[serde(default)]
     pub outline_only: bool,
@@ -53,19 +54,16 @@ pub struct GenJob {
     pub created_at: u64,
 }
 
-fn default_limit() -> u32 {
-    3
-}
-
 impl GenJob {
-    pub fn limit(&self) -> NonZeroUsize {
-        NonZeroUsize::new(self.limit.clamp(1, 8) as usize).unwrap_or(NonZeroUsize::MIN)
+    /// How many scene tasks run at once under `limits`.
+    pub fn concurrency(limits: &ModelLimits) -> NonZeroUsize {
+        NonZeroUsize::new(limits.parallel.clamp(1, 8) as usize).unwrap_or(NonZeroUsize::MIN)
     }
 }
 
 /// What the worker tells the page about a generation. `event` is one of `outline_scene`,
-/// `outline`, `started`, `finished`, `failed`, `note`, `tokens`, `settled`; the other fields are
-/// filled as the event needs.
+/// `outline`, `started`, `progress`, `finished`, `failed`, `note`, `tokens`, `settled`; the other
+/// fields are filled as the event needs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GenReport {
     /// Always `"gen"`: tells these apart from the worker's other reports.
@@ -100,6 +98,11 @@ pub struct GenReport {
     /// `settled`: stopped by the learner.
     #[serde(default)]
     pub cancelled: bool,
+    /// `progress`: where the task's call stands, and for how long (ms) it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phase: Option<CallPhase>,
+    #[serde(default)]
+    pub elapsed_ms: u64,
 }
 
 impl GenReport {
@@ -110,6 +113,17 @@ impl GenReport {
             event: event.into(),
             ..GenReport::default()
         }
+    }
+}
+
+/// The report of a running task's progress (no record needed: nothing is stored for it).
+pub fn progress_report(id: u32, progress: &TaskProgress) -> GenReport {
+    GenReport {
+        task: progress.task.clone(),
+        tokens: progress.tokens,
+        phase: Some(progress.phase),
+        elapsed_ms: progress.elapsed_ms,
+        ..GenReport::new(id, "progress")
     }
 }
 
@@ -184,6 +198,7 @@ pub fn report(
             text: note.clone(),
             ..GenReport::new(id, "note")
         },
+        GenEvent::Progress(progress) => progress_report(id, progress),
         GenEvent::Tokens(tokens) => GenReport {
             tokens: *tokens,
             ..GenReport::new(id, "tokens")

@@ -203,6 +203,12 @@ impl Sections {
         self
     }
 
+    /// Adds every section of `other`, after these.
+    pub fn append(&mut self, other: Sections) -> &mut Sections {
+        self.parts.extend(other.parts);
+        self
+    }
+
     /// Adds a section that is never cut.
     pub fn keep(&mut self, text: impl Into<String>) -> &mut Sections {
         self.push("", Cut::Keep, text)

@@ -14,14 +14,17 @@ use std::rc::Rc;
 use aula_director::round::{run_round, Round, RoundControl, RoundEnd, RoundEvent};
 use aula_director::wire::{RoundJob, RoundReport, RoundReportKind, RoundUpdate};
 
+use aula_generation::job::TaskStats;
 use aula_generation::run::{
     generate_outline, generate_outline_and_first_contents, run_scenes, seed_early_contents, Env,
-    GenControl, GenEvent, Plan,
+    GenControl, GenEvent, Plan, TaskProgress,
 };
-use aula_generation::wire::{report as gen_report, GenJob, GenOp, GenReport};
+use aula_generation::wire::{progress_report, report as gen_report, GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
+use aula_providers::limits::probe_limits;
 use aula_providers::{
-    list_models, stream_chat, stream_chat_with_retry, AbortHandle, ProviderError, RetryPolicy,
+    list_models, stream_chat, stream_chat_with_retry, AbortHandle, ModelLimits, ProviderError,
+    RetryPolicy,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -129,12 +132,22 @@ fn run_generation(job: GenJob, sink: Sink) {
     let control = GenControl::default();
     GENERATIONS.with(|g| g.borrow_mut().insert(job.id, control.clone()));
     wasm_bindgen_futures::spawn_local(async move {
+        // A local server says how much it takes and how many requests it answers at once.
+        let server = probe_limits(&FetchTransport, &endpoint).await;
+        let limits = ModelLimits::resolve(&endpoint, server, job.limits);
+        let progress_sink = sink.clone();
+        let progress_id = job.id;
+        let progress = move |progress: TaskProgress| {
+            send(&progress_sink, &progress_report(progress_id, &progress));
+        };
         let env = Env {
             transport: &FetchTransport,
             sleeper: &TimeoutSleeper,
             now_ms: &now_ms,
             endpoint,
             control,
+            limits,
+            progress: &progress,
         };
         let post = |outline: Option<&aula_generation::outline::Outline>,
                     event: &GenEvent,
@@ -145,33 +158,36 @@ fn run_generation(job: GenJob, sink: Sink) {
             )
         };
         let mut record = job.record.clone();
+        let concurrency = GenJob::concurrency(&limits);
         // `Err` when writing the outline failed (and was reported); `Ok(None)` when the learner
         // reviews it before anything else is written.
         let outline = match job.outline.clone() {
             Some(outline) => Ok(Some(outline)),
             None => {
-                let mut tokens = record.tokens_spent;
+                let mut stats = TaskStats::default();
                 let seen = record.clone();
                 let mut emit = |event| post(None, &event, &seen);
                 // While the outline streams, the first scenes' contents are written beside it,
-                // unless the learner reviews the plan first (then nothing else is written yet).
-                let slots = job.limit().get().saturating_sub(1);
+                // unless the learner reviews the plan first (then nothing else is written yet)
+                // or the server answers one request at a time.
+                let slots = concurrency.get().saturating_sub(1);
                 let (result, early) = if job.outline_only || slots == 0 {
                     (
-                        generate_outline(&env, &request, &mut tokens, &mut emit).await,
+                        generate_outline(&env, &request, &mut stats, &mut emit).await,
                         Vec::new(),
                     )
                 } else {
                     generate_outline_and_first_contents(
                         &env,
                         &request,
-                        &mut tokens,
+                        &mut stats,
                         slots,
                         &mut emit,
                     )
                     .await
                 };
-                record.tokens_spent = tokens;
+                record.tokens_spent += stats.tokens;
+                record.count("outline", &stats);
                 match result {
                     Ok(outline) => {
                         seed_early_contents(&outline, &mut record, early);
@@ -179,7 +195,10 @@ fn run_generation(job: GenJob, sink: Sink) {
                         Ok((!job.outline_only).then_some(outline))
                     }
                     Err(error) => {
-                        record.tokens_spent += early.iter().map(|e| e.tokens).sum::<u64>();
+                        for content in &early {
+                            record.tokens_spent += content.stats.tokens;
+                            record.count("outline", &content.stats);
+                        }
                         let settled = GenEvent::Settled {
                             cancelled: env.control.is_cancelled(),
                             fatal: Some(error.message),
@@ -204,7 +223,7 @@ fn run_generation(job: GenJob, sink: Sink) {
                     request: request.clone(),
                     outline: outline.clone(),
                     record,
-                    limit: job.limit(),
+                    limit: concurrency,
                     redo: job.redo.clone(),
                     token_budget: None,
                 };
@@ -259,10 +278,11 @@ fn run(job: Job, sink: Sink) {
                         message: error.to_string(),
                     })
                 };
+                let policy = RetryPolicy::default().patient_for(&endpoint);
                 let (abort, drive) = stream_chat_with_retry(
                     &FetchTransport,
                     &TimeoutSleeper,
-                    RetryPolicy::default(),
+                    policy,
                     endpoint,
                     &request,
                     on_event,
