@@ -9,12 +9,12 @@ const MAX_MESSAGE_CHARS: usize = 300;
 
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProviderError {
-    #[error("The key was rejected by {provider} ({status}). Check it in Settings → Providers.")]
+    #[error("The key was rejected by {provider} ({status}). Check it in Settings → AI provider.")]
     KeyRejected { provider: String, status: u16 },
 
     #[error(
         "{provider} is limiting requests right now{}. Wait a moment and try again, or pick \
-         another model in Settings → Providers.",
+         another model in Settings → AI provider.",
         retry_hint(*retry_after_ms)
     )]
     RateLimited {
@@ -24,19 +24,19 @@ pub enum ProviderError {
 
     #[error(
         "Your {provider} account has no credit left for this request. Add credit on the \
-         provider's site or choose another provider in Settings → Providers."
+         provider's site or choose another provider in Settings → AI provider."
     )]
     QuotaExhausted { provider: String },
 
     #[error(
         "{provider} has no model called \"{model}\" (or the base URL is wrong). Pick another \
-         model in Settings → Providers."
+         model in Settings → AI provider."
     )]
     ModelNotFound { provider: String, model: String },
 
     #[error(
         "{provider} did not accept the request ({status}): {}. Check the model and base URL in \
-         Settings → Providers.",
+         Settings → AI provider.",
         clause(message)
     )]
     BadRequest {
@@ -76,7 +76,7 @@ pub enum ProviderError {
 
     #[error(
         "{provider} sent nothing for {seconds} s, so Aula stopped waiting. Try again, or pick a \
-         faster model in Settings → Providers."
+         faster model in Settings → AI provider."
     )]
     Stalled { provider: String, seconds: u64 },
 
@@ -89,8 +89,8 @@ pub enum ProviderError {
     MalformedReply { provider: String, detail: String },
 
     #[error(
-        "{provider} reported a problem: {}. Try again, or pick another model in Settings → \
-         Providers.",
+        "{provider} reported a problem: {}. Try again, or pick another model in Settings → AI \
+         provider.",
         clause(message)
     )]
     Upstream { provider: String, message: String },
@@ -337,7 +337,7 @@ mod tests {
                     status
                 }
             );
-            assert!(err.to_string().contains("Settings → Providers"));
+            assert!(err.to_string().contains("Settings → AI provider"));
         }
     }
 

@@ -333,7 +333,7 @@ pub fn preset(id: &str) -> Option<&'static Preset> {
 /// kind of provider it is.
 pub fn explain_network_failure(preset_id: &str) -> String {
     let Some(p) = preset(preset_id).filter(|p| p.id != "custom") else {
-        return "Check the base URL in Settings → Providers. If it is right and other sites work, \
+        return "Check the base URL in Settings → AI provider. If it is right and other sites work, \
                 the server may not accept requests from a web page (CORS): it must allow this \
                 page's address, or be reached through a proxy that does."
             .to_string();
