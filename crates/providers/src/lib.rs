@@ -572,6 +572,45 @@ mod tests {
     }
 
     #[test]
+    fn llama_cpp_and_openai_context_overflows_are_told_apart_from_other_bad_requests() {
+        let llama = r#"{"error":{"code":400,"message":"request (9030 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9030,"n_ctx":8192}}"#;
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(400, vec![], llama));
+        let local = Endpoint::from_preset(preset("llamacpp").unwrap(), "qwen3-8b", None);
+        let events = collect_with(&transport, local);
+        let [StreamEvent::Error(err)] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert_eq!(
+            err,
+            &ProviderError::ContextTooLong {
+                provider: "llama.cpp server (on this computer)".into(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            }
+        );
+        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        let transport = ScriptedTransport::answering(
+            vec![ScriptedAnswer::status(400, vec![], openai)],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 64)),
+        );
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert!(retries.is_empty(), "a request too long is not retried");
+        assert_eq!(
+            events,
+            [StreamEvent::Error(ProviderError::ContextTooLong {
+                provider: "OpenAI".into(),
+                prompt_tokens: Some(131072),
+                context_tokens: Some(128000),
+            })]
+        );
+    }
+
+    #[test]
     fn anthropic_tool_arguments_arrive_as_json() {
         let transcript = concat!(
             "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"usage\":{\"input_tokens\":10,\"output_tokens\":1}}}\n\n",
@@ -1155,8 +1194,19 @@ mod tests {
                 detail: d.clone(),
             },
             ProviderError::Upstream {
+                provider: p.clone(),
+                message: d.clone(),
+            },
+            ProviderError::refused(provider, &format!("I will not repeat {d}.")),
+            ProviderError::ContextTooLong {
+                provider: p.clone(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            },
+            ProviderError::ContextTooLong {
                 provider: p,
-                message: d,
+                prompt_tokens: None,
+                context_tokens: None,
             },
         ]
     }
@@ -1182,6 +1232,9 @@ mod tests {
         let leak = format!(
             "data: {{\"error\":{{\"message\":\"key {KEY} disabled\",\"type\":\"x\"}}}}\n\n"
         );
+        let long = format!(
+            r#"{{"error":{{"message":"This model's maximum context length is 8192 tokens; key {KEY}","code":"context_length_exceeded"}}}}"#
+        );
         for p in PRESETS {
             let endpoint = Endpoint {
                 base_url: if p.base_url.is_empty() {
@@ -1206,6 +1259,11 @@ mod tests {
             }
             let transport = ScriptedTransport::streaming(vec![leak.clone().into_bytes()]);
             for event in collect_with(&transport, endpoint.clone()) {
+                assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
+            }
+            let overflow =
+                ScriptedTransport::answering(vec![], ScriptedAnswer::status(400, vec![], &long));
+            for event in collect_with(&overflow, endpoint.clone()) {
                 assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
             }
             let mut refused = ScriptedTransport::streaming(vec![]);

@@ -256,6 +256,15 @@ mod tests {
             ProviderError::BrowserAccessDenied {
                 provider: p.clone(),
             },
+            ProviderError::Refused {
+                provider: p.clone(),
+                message: "I can't help with that".into(),
+            },
+            ProviderError::ContextTooLong {
+                provider: p.clone(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            },
         ];
         for err in &never {
             assert_eq!(
