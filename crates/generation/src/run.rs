@@ -252,6 +252,7 @@ pub async fn call(
             StreamEvent::ThinkingDelta(_) => report(CallPhase::Writing, &text.borrow(), false),
             StreamEvent::Usage { input, output, .. } => spent.set(spent.get() + input + output),
             StreamEvent::Done { stop_reason } => stopped.set(stop_reason),
+            StreamEvent::Stopped { stop_reason } => stopped.set(Some(stop_reason)),
             StreamEvent::Error(e) => *failed.borrow_mut() = Some(e),
             _ => {}
         },

@@ -306,7 +306,7 @@ fn scripted_cut_is_seen_by_the_app_as_a_cut_stream() {
 }
 
 #[test]
-fn scripted_stream_error_arrives_as_an_error_event() {
+fn scripted_stream_error_arrives_as_a_retryable_server_error() {
     let fault = FaultSet {
         stream_error: Some(StreamError {
             message: "The model is overloaded.".into(),
@@ -318,8 +318,9 @@ fn scripted_stream_error_arrives_as_an_error_event() {
     let events = decode_openai(&chat(server.addr(), true).body);
     assert_eq!(
         events.last(),
-        Some(&StreamEvent::Error(ProviderError::Upstream {
+        Some(&StreamEvent::Error(ProviderError::ServerError {
             provider: "mock-llm".into(),
+            status: 500,
             message: "The model is overloaded.".into()
         }))
     );

@@ -6,7 +6,7 @@ use crate::error::parse_frame;
 use serde_json::{json, Value};
 
 use crate::error::ProviderError;
-use crate::event::{StopReason, StreamEvent};
+use crate::event::{push_failure, StopReason, StreamEvent};
 use crate::request::{ChatRequest, ChatRole, Thinking};
 use crate::sse::SseFrame;
 
@@ -121,6 +121,11 @@ impl AnthropicDecoder {
         self.done
     }
 
+    /// Why the model stopped, once a `message_delta` has said.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.stop_reason.as_deref().map(stop_reason)
+    }
+
     fn take_usage(&mut self, usage: &Value) {
         // `input_tokens` excludes the cached part; ours includes it.
         let fresh = count(usage, "input_tokens");
@@ -157,7 +162,7 @@ impl AnthropicDecoder {
             Ok(v) => v,
             Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(error));
+                push_failure(&mut events, self.stop_reason(), error);
                 return events;
             }
         };
@@ -211,12 +216,13 @@ impl AnthropicDecoder {
             "error" => {
                 self.done = true;
                 let error = &data["error"];
-                events.push(StreamEvent::Error(ProviderError::from_stream_error(
+                let error = ProviderError::from_stream_error(
                     &self.provider,
                     error["message"].as_str().unwrap_or("no details given"),
                     error["type"].as_str(),
                     None,
-                )));
+                );
+                push_failure(&mut events, self.stop_reason(), error);
             }
             _ => {} // ping, content_block_stop, and event types added later
         }

@@ -1,20 +1,31 @@
 //! What can go wrong talking to a provider, in words a learner can act on. No message ever
 //! contains an API key: text that comes from a provider or the network goes through
 //! [`redact`] before it is stored in an error.
+//!
+//! Two doors lead in: [`ProviderError::from_http`] for a non-success answer, read from its
+//! status and body, and [`ProviderError::from_stream_error`] for an error object sent in the
+//! middle of a stream (with a 200), read from its type and code (a vendor's name for the
+//! problem, or an HTTP status as a number). Both know a request too long for the model's
+//! context (OpenAI's `context_length_exceeded`, llama.cpp's `exceed_context_size_error`, and
+//! the same in words). A model declining to answer is not an HTTP error at all: the decoders
+//! build [`ProviderError::Refused`] from its words.
 
 use thiserror::Error;
 
 /// The longest piece of a provider's own message kept in an error.
 const MAX_MESSAGE_CHARS: usize = 300;
 
+/// The longest piece of a model's refusal quoted to the learner.
+const MAX_REFUSAL_CHARS: usize = 200;
+
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ProviderError {
-    #[error("The key was rejected by {provider} ({status}). Check it in Settings → Providers.")]
+    #[error("The key was rejected by {provider} ({status}). Check it in Settings → AI provider.")]
     KeyRejected { provider: String, status: u16 },
 
     #[error(
         "{provider} is limiting requests right now{}. Wait a moment and try again, or pick \
-         another model in Settings → Providers.",
+         another model in Settings → AI provider.",
         retry_hint(*retry_after_ms)
     )]
     RateLimited {
@@ -24,19 +35,19 @@ pub enum ProviderError {
 
     #[error(
         "Your {provider} account has no credit left for this request. Add credit on the \
-         provider's site or choose another provider in Settings → Providers."
+         provider's site or choose another provider in Settings → AI provider."
     )]
     QuotaExhausted { provider: String },
 
     #[error(
         "{provider} has no model called \"{model}\" (or the base URL is wrong). Pick another \
-         model in Settings → Providers."
+         model in Settings → AI provider."
     )]
     ModelNotFound { provider: String, model: String },
 
     #[error(
         "{provider} did not accept the request ({status}): {}. Check the model and base URL in \
-         Settings → Providers.",
+         Settings → AI provider.",
         clause(message)
     )]
     BadRequest {
@@ -76,7 +87,7 @@ pub enum ProviderError {
 
     #[error(
         "{provider} sent nothing for {seconds} s, so Aula stopped waiting. Try again, or pick a \
-         faster model in Settings → Providers."
+         faster model in Settings → AI provider."
     )]
     Stalled { provider: String, seconds: u64 },
 
@@ -89,11 +100,35 @@ pub enum ProviderError {
     MalformedReply { provider: String, detail: String },
 
     #[error(
-        "{provider} reported a problem: {}. Try again, or pick another model in Settings → \
-         Providers.",
+        "{provider} reported a problem: {}. Try again, or pick another model in Settings → AI \
+         provider.",
         clause(message)
     )]
     Upstream { provider: String, message: String },
+
+    /// The model answered with a refusal instead of a reply; `message` is its own words. Asking
+    /// the same again gets the same answer, so it is not retried.
+    #[error(
+        "The model on {provider} declined to answer: \"{}\". Rephrase the request, or choose \
+         another model in Settings → AI provider.",
+        clause(message)
+    )]
+    Refused { provider: String, message: String },
+
+    /// The request does not fit the model's context window. `prompt_tokens` is what the request
+    /// needed and `context_tokens` what the model holds, when the provider said.
+    #[error(
+        "The model on {provider} has too small a context for this request{}. Choose a model \
+         with a larger context in Settings → AI provider, or, if the model runs on your own \
+         computer, start its server with a larger context size (llama.cpp: --ctx-size; Ollama: \
+         OLLAMA_CONTEXT_LENGTH).",
+        context_sizes(*prompt_tokens, *context_tokens)
+    )]
+    ContextTooLong {
+        provider: String,
+        prompt_tokens: Option<u32>,
+        context_tokens: Option<u32>,
+    },
 }
 
 /// A provider's message, to sit inside a sentence: without its closing full stop.
@@ -103,6 +138,15 @@ fn clause(message: &str) -> &str {
         "no details given"
     } else {
         trimmed
+    }
+}
+
+fn context_sizes(prompt_tokens: Option<u32>, context_tokens: Option<u32>) -> String {
+    match (prompt_tokens, context_tokens) {
+        (Some(p), Some(c)) => format!(" (it needs {p} tokens; the model holds {c})"),
+        (Some(p), None) => format!(" (it needs {p} tokens)"),
+        (None, Some(c)) => format!(" (the model holds {c} tokens)"),
+        (None, None) => String::new(),
     }
 }
 
@@ -146,6 +190,16 @@ impl ProviderError {
         if body.contains("API_KEY_INVALID") || body.contains("API key not valid") {
             return ProviderError::KeyRejected { provider, status };
         }
+        if matches!(status, 400 | 413 | 422)
+            && is_context_overflow(code.as_deref().unwrap_or(""), &message)
+        {
+            let (prompt_tokens, context_tokens) = context_counts(body, &message);
+            return ProviderError::ContextTooLong {
+                provider,
+                prompt_tokens,
+                context_tokens,
+            };
+        }
         let out_of_credit = code.as_deref() == Some("insufficient_quota")
             || message.contains("credit balance is too low")
             || message.contains("Insufficient Balance");
@@ -174,7 +228,10 @@ impl ProviderError {
         }
     }
 
-    /// Classifies an error object a provider sent in the middle of a stream.
+    /// Classifies an error object a provider sent in the middle of a stream. `kind` and `code`
+    /// are its names for the problem: OpenAI's `type` and `code`, Anthropic's `error.type`,
+    /// Gemini's `status`; a `code` that is a number (vLLM, llama.cpp, OpenRouter, Gemini) is
+    /// read as the HTTP status the error would have had.
     pub fn from_stream_error(
         provider: &str,
         message: &str,
@@ -182,39 +239,65 @@ impl ProviderError {
         code: Option<&str>,
     ) -> ProviderError {
         let provider = provider.to_string();
-        // OpenAI `type`/`code`, Anthropic `error.type`, Gemini `status` (upper case).
         let hint = format!("{} {}", kind.unwrap_or(""), code.unwrap_or("")).to_ascii_lowercase();
+        let status = code
+            .and_then(|c| c.trim().parse::<u16>().ok())
+            .filter(|s| (400..600).contains(s));
+        let has = |names: &[&str]| names.iter().any(|n| hint.contains(n));
         let server = |status: u16| ProviderError::ServerError {
             provider: provider.clone(),
             status,
             message: redact(message, ""),
         };
-        if hint.contains("insufficient_quota") {
+        if is_context_overflow(&hint, message) {
+            let (prompt_tokens, context_tokens) = context_counts("", message);
+            ProviderError::ContextTooLong {
+                provider,
+                prompt_tokens,
+                context_tokens,
+            }
+        } else if has(&["insufficient_quota"]) || status == Some(402) {
             ProviderError::QuotaExhausted { provider }
-        } else if hint.contains("rate_limit") || hint.contains("resource_exhausted") {
+        } else if has(&["rate_limit", "resource_exhausted"]) || status == Some(429) {
             ProviderError::RateLimited {
                 provider,
                 retry_after_ms: None,
             }
-        } else if hint.contains("invalid_api_key")
-            || hint.contains("authentication")
-            || hint.contains("unauthenticated")
+        } else if has(&["invalid_api_key", "authentication", "unauthenticated"])
+            || status == Some(401)
         {
             ProviderError::KeyRejected {
                 provider,
                 status: 401,
             }
-        } else if hint.contains("permission") {
+        } else if has(&["permission"]) || status == Some(403) {
             ProviderError::KeyRejected {
                 provider,
                 status: 403,
             }
-        } else if hint.contains("overloaded") {
+        } else if has(&["overloaded"]) {
             server(529) // Anthropic's "overloaded" status
-        } else if hint.contains("unavailable") {
+        } else if has(&["unavailable"]) {
             server(503)
-        } else if hint.contains("api_error") || hint.trim() == "internal" {
-            server(500)
+        } else if has(&["server_error", "servererror", "api_error", "internal"])
+            || status.is_some_and(|s| s >= 500)
+        {
+            // OpenAI's `server_error`, Anthropic's `api_error`, vLLM's `InternalServerError`,
+            // Gemini's `INTERNAL`: the provider's trouble, like a 5xx.
+            server(status.filter(|s| *s >= 500).unwrap_or(500))
+        } else if has(&[
+            "invalid_request",
+            "badrequest",
+            "invalid_argument",
+            "not_found",
+        ]) || status.is_some()
+        {
+            let fallback = if has(&["not_found"]) { 404 } else { 400 };
+            ProviderError::BadRequest {
+                provider,
+                status: status.unwrap_or(fallback),
+                message: redact(message, ""),
+            }
         } else {
             ProviderError::Upstream {
                 provider,
@@ -222,6 +305,75 @@ impl ProviderError {
             }
         }
     }
+
+    /// The model's refusal, in its own words (without anything that looks like a key, and
+    /// shortened).
+    pub fn refused(provider: &str, words: &str) -> ProviderError {
+        ProviderError::Refused {
+            provider: provider.to_string(),
+            message: shorten(redact(words.trim(), ""), MAX_REFUSAL_CHARS),
+        }
+    }
+}
+
+/// Names vendors give a request too long for the model's context: OpenAI's (and Groq's,
+/// OpenRouter's) code, llama.cpp's type.
+const CONTEXT_OVERFLOW_CODES: &[&str] = &["context_length_exceeded", "exceed_context_size"];
+
+/// The same said in words: OpenAI, DeepSeek and vLLM ("This model's maximum context length is
+/// …"), llama.cpp, OpenAI's newer wording, Anthropic ("prompt is too long: …").
+const CONTEXT_OVERFLOW_WORDS: &[&str] = &[
+    "maximum context length",
+    "exceeds the available context size",
+    "exceeds the context window",
+    "prompt is too long",
+];
+
+fn is_context_overflow(hint: &str, message: &str) -> bool {
+    let hint = hint.to_ascii_lowercase();
+    let message = message.to_ascii_lowercase();
+    CONTEXT_OVERFLOW_CODES.iter().any(|c| hint.contains(c))
+        || CONTEXT_OVERFLOW_WORDS.iter().any(|w| message.contains(w))
+}
+
+/// The tokens a too-long request needed and the tokens the model holds: llama.cpp's
+/// `n_prompt_tokens` and `n_ctx` in `body`, or the numbers in the provider's sentence.
+fn context_counts(body: &str, message: &str) -> (Option<u32>, Option<u32>) {
+    let error = serde_json::from_str::<serde_json::Value>(body)
+        .ok()
+        .and_then(|json| json.get("error").cloned());
+    let field = |name: &str| {
+        error
+            .as_ref()
+            .and_then(|e| e.get(name))
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    let needed = field("n_prompt_tokens").or_else(|| {
+        number_after(
+            message,
+            &["resulted in ", "you requested ", "request (", "too long: "],
+        )
+    });
+    let holds = field("n_ctx").or_else(|| {
+        number_after(
+            message,
+            &["maximum context length is ", "context size (", " tokens > "],
+        )
+    });
+    (needed, holds)
+}
+
+/// The whole number right after the first of `markers` found in `text`.
+fn number_after(text: &str, markers: &[&str]) -> Option<u32> {
+    markers.iter().find_map(|marker| {
+        let at = text.find(marker)? + marker.len();
+        let digits: String = text[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    })
 }
 
 /// The human part of an error body (`{"error":{"message":…,"code":…}}`, `{"error":"…"}`,
@@ -294,10 +446,16 @@ pub fn redact(text: &str, secret: &str) -> String {
             }
         }
     }
-    if out.chars().count() > MAX_MESSAGE_CHARS {
-        out = out.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
+    shorten(out, MAX_MESSAGE_CHARS)
+}
+
+/// `text` cut to `max_chars` characters, with an ellipsis when something was cut.
+fn shorten(text: String, max_chars: usize) -> String {
+    if text.chars().count() > max_chars {
+        text.chars().take(max_chars).collect::<String>() + "…"
+    } else {
+        text
     }
-    out
 }
 
 /// Parses one frame of a provider's stream. A frame that is not the JSON it should be becomes a
@@ -337,7 +495,7 @@ mod tests {
                     status
                 }
             );
-            assert!(err.to_string().contains("Settings → Providers"));
+            assert!(err.to_string().contains("Settings → AI provider"));
         }
     }
 
@@ -459,11 +617,201 @@ mod tests {
             ProviderError::ServerError { status: 503, .. }
         ));
         assert_eq!(
-            ProviderError::from_stream_error("X", "Odd.", Some("server_error"), None),
+            ProviderError::from_stream_error("X", "Odd.", Some("teapot_error"), None),
             ProviderError::Upstream {
                 provider: "X".into(),
                 message: "Odd.".into()
             }
         );
+    }
+
+    #[test]
+    fn a_server_error_mid_stream_is_retryable_like_a_5xx_and_other_kinds_keep_their_class() {
+        let classed = |kind: Option<&str>, code: Option<&str>| {
+            ProviderError::from_stream_error("X", "Something broke.", kind, code)
+        };
+        let server = |status: u16| ProviderError::ServerError {
+            provider: "X".into(),
+            status,
+            message: "Something broke.".into(),
+        };
+        let bad = |status: u16| ProviderError::BadRequest {
+            provider: "X".into(),
+            status,
+            message: "Something broke.".into(),
+        };
+        for (kind, code, expected) in [
+            // OpenAI's bare `{"error":{"type":"server_error","code":null}}`.
+            (Some("server_error"), None, server(500)),
+            // vLLM and llama.cpp: a class name or `server_error`, the status as a number.
+            (Some("InternalServerError"), Some("500"), server(500)),
+            (Some("server_error"), Some("503"), server(503)),
+            // OpenRouter: only a numeric code.
+            (None, Some("502"), server(502)),
+            (Some("api_error"), None, server(500)),
+            (Some("invalid_request_error"), None, bad(400)),
+            (Some("BadRequestError"), Some("400"), bad(400)),
+            (None, Some("422"), bad(422)),
+            (Some("not_found_error"), None, bad(404)),
+            (
+                Some("tokens"),
+                Some("rate_limit_exceeded"),
+                ProviderError::RateLimited {
+                    provider: "X".into(),
+                    retry_after_ms: None,
+                },
+            ),
+            (
+                None,
+                Some("429"),
+                ProviderError::RateLimited {
+                    provider: "X".into(),
+                    retry_after_ms: None,
+                },
+            ),
+            (
+                None,
+                Some("402"),
+                ProviderError::QuotaExhausted {
+                    provider: "X".into(),
+                },
+            ),
+            (
+                None,
+                Some("401"),
+                ProviderError::KeyRejected {
+                    provider: "X".into(),
+                    status: 401,
+                },
+            ),
+        ] {
+            let err = classed(kind, code);
+            assert_eq!(err, expected, "{kind:?} {code:?}");
+            assert_eq!(
+                err.is_retryable(),
+                matches!(
+                    expected,
+                    ProviderError::ServerError { .. } | ProviderError::RateLimited { .. }
+                ),
+                "{kind:?} {code:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn llama_cpp_context_overflow_is_context_too_long_with_its_sizes() {
+        let body = r#"{"error":{"code":400,"message":"request (9030 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9030,"n_ctx":8192}}"#;
+        let err = ProviderError::from_http("llama.cpp", "qwen3-8b", 400, &[], body, "");
+        assert_eq!(
+            err,
+            ProviderError::ContextTooLong {
+                provider: "llama.cpp".into(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            }
+        );
+        assert!(!err.is_retryable());
+        let text = err.to_string();
+        for part in [
+            "too small a context for this request",
+            "9030 tokens",
+            "8192",
+            "a larger context in Settings → AI provider",
+            "--ctx-size",
+        ] {
+            assert!(text.contains(part), "{part:?} in {text}");
+        }
+        // Older servers said it without numbers, as an invalid request.
+        let older = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing the context size or enable context shift","type":"invalid_request_error"}}"#;
+        assert_eq!(
+            ProviderError::from_http("llama.cpp", "m", 400, &[], older, ""),
+            ProviderError::ContextTooLong {
+                provider: "llama.cpp".into(),
+                prompt_tokens: None,
+                context_tokens: None,
+            }
+        );
+        // Mid-stream, only the sentence carries the numbers.
+        assert_eq!(
+            ProviderError::from_stream_error(
+                "llama.cpp",
+                "request (9030 tokens) exceeds the available context size (8192 tokens), try increasing it",
+                Some("exceed_context_size_error"),
+                Some("400"),
+            ),
+            ProviderError::ContextTooLong {
+                provider: "llama.cpp".into(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            }
+        );
+    }
+
+    #[test]
+    fn openai_and_anthropic_context_overflows_are_context_too_long() {
+        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        assert_eq!(
+            http(400, openai),
+            ProviderError::ContextTooLong {
+                provider: "OpenAI".into(),
+                prompt_tokens: Some(131072),
+                context_tokens: Some(128000),
+            }
+        );
+        let newer = r#"{"error":{"message":"Your input exceeds the context window of this model. Please adjust your input and try again.","type":"invalid_request_error","param":"input","code":"context_length_exceeded"}}"#;
+        let err = http(400, newer);
+        assert_eq!(
+            err,
+            ProviderError::ContextTooLong {
+                provider: "OpenAI".into(),
+                prompt_tokens: None,
+                context_tokens: None,
+            }
+        );
+        assert!(err
+            .to_string()
+            .starts_with("The model on OpenAI has too small a context for this request. "));
+        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 204312 tokens > 200000 maximum"}}"#;
+        assert_eq!(
+            ProviderError::from_http("Anthropic", "claude", 400, &[], anthropic, KEY),
+            ProviderError::ContextTooLong {
+                provider: "Anthropic".into(),
+                prompt_tokens: Some(204312),
+                context_tokens: Some(200000),
+            }
+        );
+        assert!(matches!(
+            ProviderError::from_stream_error(
+                "OpenRouter",
+                "too many tokens",
+                None,
+                Some("context_length_exceeded")
+            ),
+            ProviderError::ContextTooLong { .. }
+        ));
+        // Any other 400 is still a bad request.
+        let other = r#"{"error":{"message":"Invalid value for 'temperature'.","type":"invalid_request_error","param":"temperature","code":"invalid_value"}}"#;
+        assert!(matches!(
+            http(400, other),
+            ProviderError::BadRequest { status: 400, .. }
+        ));
+    }
+
+    #[test]
+    fn a_refusal_quotes_the_models_words_shortened_and_without_a_key() {
+        let err = ProviderError::refused("OpenAI", "  I’m sorry, but I can’t help with that.  ");
+        assert_eq!(
+            err.to_string(),
+            "The model on OpenAI declined to answer: \"I’m sorry, but I can’t help with that\". \
+             Rephrase the request, or choose another model in Settings → AI provider."
+        );
+        assert!(!err.is_retryable());
+        let long = format!("I cannot share {KEY}. {}", "No. ".repeat(200));
+        let ProviderError::Refused { message, .. } = ProviderError::refused("OpenAI", &long) else {
+            panic!("not a refusal");
+        };
+        assert!(!message.contains(KEY), "{message}");
+        assert_eq!(message.chars().count(), MAX_REFUSAL_CHARS + 1);
+        assert!(message.ends_with('…'));
     }
 }

@@ -1,4 +1,10 @@
 //! What comes back: every provider's stream is decoded into these events.
+//!
+//! A stream ends with exactly one terminal event, [`StreamEvent::Done`] or
+//! [`StreamEvent::Error`]. When it ends in an error after the provider had said why the model
+//! stopped (a `finish_reason: "length"` chunk, then an error object; or the connection dropping
+//! before the end marker), [`StreamEvent::Stopped`] carries that reason just before the
+//! `Error`, so a caller learns both that the reply was cut for length and what went wrong.
 
 use crate::error::ProviderError;
 
@@ -29,7 +35,8 @@ impl StopReason {
     }
 }
 
-/// One step of a streamed reply. A stream ends with exactly one `Done` or one `Error`.
+/// One step of a streamed reply. A stream ends with exactly one `Done` or one `Error`; a
+/// `Stopped` comes at most once, right before an `Error`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StreamEvent {
     /// Visible reply text.
@@ -46,9 +53,13 @@ pub enum StreamEvent {
         output: u64,
         cached: u64,
     },
-    Done {
-        stop_reason: Option<StopReason>,
-    },
+    /// The reply ended well; `stop_reason` is why, when the provider said.
+    Done { stop_reason: Option<StopReason> },
+    /// Why the model stopped, when the provider said so and the stream then ends in an `Error`
+    /// instead of `Done`: the reply so far is what the model wrote (cut short, for
+    /// [`StopReason::MaxTokens`]), and the error that follows is what went wrong after.
+    Stopped { stop_reason: StopReason },
+    /// The reply failed; nothing follows.
     Error(ProviderError),
 }
 
@@ -57,4 +68,16 @@ impl StreamEvent {
     pub fn is_terminal(&self) -> bool {
         matches!(self, StreamEvent::Done { .. } | StreamEvent::Error(_))
     }
+}
+
+/// Ends a decoder's events with `error`, after the reason the model stopped if it is known.
+pub(crate) fn push_failure(
+    events: &mut Vec<StreamEvent>,
+    stop_reason: Option<StopReason>,
+    error: ProviderError,
+) {
+    if let Some(stop_reason) = stop_reason {
+        events.push(StreamEvent::Stopped { stop_reason });
+    }
+    events.push(StreamEvent::Error(error));
 }

@@ -7,7 +7,7 @@ use crate::error::parse_frame;
 use serde_json::{json, Map, Value};
 
 use crate::error::ProviderError;
-use crate::event::{StopReason, StreamEvent};
+use crate::event::{push_failure, StopReason, StreamEvent};
 use crate::request::{ChatRequest, ChatRole, Thinking};
 use crate::sse::SseFrame;
 
@@ -174,6 +174,11 @@ impl GeminiDecoder {
         self.done
     }
 
+    /// Why the model stopped, once a frame has said.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.finish_reason.as_deref().map(stop_reason)
+    }
+
     pub fn decode(&mut self, frame: &SseFrame) -> Vec<StreamEvent> {
         let mut events = Vec::new();
         if self.done {
@@ -183,19 +188,20 @@ impl GeminiDecoder {
             Ok(v) => v,
             Err(error) => {
                 self.done = true;
-                events.push(StreamEvent::Error(error));
+                push_failure(&mut events, self.stop_reason(), error);
                 return events;
             }
         };
         if let Some(error) = data.get("error") {
             self.done = true;
             let code = error.get("code").map(|c| c.to_string());
-            events.push(StreamEvent::Error(ProviderError::from_stream_error(
+            let error = ProviderError::from_stream_error(
                 &self.provider,
                 error["message"].as_str().unwrap_or("no details given"),
                 error["status"].as_str(),
                 code.as_deref(),
-            )));
+            );
+            push_failure(&mut events, self.stop_reason(), error);
             return events;
         }
         let candidate = &data["candidates"][0];

@@ -194,7 +194,10 @@ pub(crate) struct Patience<'a> {
 }
 
 /// Runs one request's answer to its end. Every event but a final error goes to `on_event`; the
-/// error is returned instead, so a caller may retry. `patience` bounds the waits.
+/// error is returned instead, so a caller may retry. `patience` bounds the waits. A
+/// [`StreamEvent::Stopped`] before the error (the provider had said why the model stopped) goes
+/// to `on_event` like any other event, whether the error came in the reply or from the
+/// connection.
 pub(crate) async fn drive_attempt(
     response: transport::ResponseFuture,
     endpoint: &Endpoint,
@@ -254,9 +257,14 @@ pub(crate) async fn drive_attempt(
     loop {
         let limit = if started { between } else { first };
         let bytes = match within(next_chunk(&mut body), limit).await {
-            None => return Some(stalled(endpoint, limit.map_or(0, |(_, ms)| ms))),
+            None => {
+                let error = stalled(endpoint, limit.map_or(0, |(_, ms)| ms));
+                return deliver(decoder.fail(error)).flatten();
+            }
             Some(None) => break,
-            Some(Some(Err(e))) => return Some(transport_failure(endpoint, e, true)),
+            Some(Some(Err(e))) => {
+                return deliver(decoder.fail(transport_failure(endpoint, e, true))).flatten()
+            }
             Some(Some(Ok(bytes))) => bytes,
         };
         started |= !bytes.is_empty();
@@ -270,8 +278,9 @@ pub(crate) async fn drive_attempt(
 
 /// Starts a streamed chat on `endpoint`, in its dialect. Returns the handle that aborts it and
 /// the future that drives it: every event goes to `on_event`, and the last one is always a
-/// single [`StreamEvent::Done`] or [`StreamEvent::Error`]. The future owns what it needs, so the
-/// browser can spawn it.
+/// single [`StreamEvent::Done`] or [`StreamEvent::Error`] (after a [`StreamEvent::Stopped`] when
+/// the provider had said why the model stopped). The future owns what it needs, so the browser
+/// can spawn it.
 pub fn stream_chat<F: FnMut(StreamEvent)>(
     transport: &dyn Transport,
     endpoint: Endpoint,
@@ -303,7 +312,8 @@ mod tests {
     use super::*;
     use crate::fixtures::{
         ANTHROPIC_TRANSCRIPT, DEEPSEEK_TRANSCRIPT, GEMINI_TRANSCRIPT, OLLAMA_TRANSCRIPT,
-        OPENAI_TRANSCRIPT,
+        OPENAI_REFUSAL_TRANSCRIPT, OPENAI_SERVER_ERROR_TRANSCRIPT, OPENAI_TRANSCRIPT,
+        OPENAI_TWO_CHOICES_TRANSCRIPT, OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT,
     };
     use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
 
@@ -586,6 +596,281 @@ mod tests {
                 provider: "Test".into(),
                 message: "an error was encountered while running the model: unexpected EOF".into()
             }))
+        );
+    }
+
+    // --- what real vendors send on the OpenAI dialect ---
+
+    #[test]
+    fn an_openai_refusal_is_the_models_words_not_an_empty_reply_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            OPENAI_REFUSAL_TRANSCRIPT,
+            &[
+                StreamEvent::Usage {
+                    input: 58,
+                    output: 19,
+                    cached: 0,
+                },
+                StreamEvent::Stopped {
+                    stop_reason: StopReason::EndTurn,
+                },
+                StreamEvent::Error(ProviderError::Refused {
+                    provider: "Test".into(),
+                    message: "I’m sorry, but I can’t help with making a poison at home.".into(),
+                }),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_reported_once_and_never_retried() {
+        let transport = ScriptedTransport::answering(
+            vec![],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_REFUSAL_TRANSCRIPT, 29)),
+        );
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert!(retries.is_empty());
+        assert_eq!(transport.requests.borrow().len(), 1);
+        let Some(StreamEvent::Error(err @ ProviderError::Refused { .. })) = events.last() else {
+            panic!("{events:?}");
+        };
+        let text = err.to_string();
+        assert!(
+            text.contains("\"I’m sorry, but I can’t help with making a poison at home\""),
+            "{text}"
+        );
+        assert!(text.contains("Rephrase") && text.contains("Settings → AI provider"));
+        assert_eq!(text_of(&events), "");
+    }
+
+    #[test]
+    fn a_server_error_object_mid_stream_ends_the_reply_as_a_server_error_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            OPENAI_SERVER_ERROR_TRANSCRIPT,
+            &[
+                StreamEvent::TextDelta("Chlorophyll ".into()),
+                StreamEvent::Error(ProviderError::ServerError {
+                    provider: "Test".into(),
+                    status: 500,
+                    message:
+                        "The server had an error while processing your request. Sorry about that!"
+                            .into(),
+                }),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_server_error_object_before_any_text_is_retried_like_a_5xx() {
+        // The role chunk, then the error: nothing was shown before it failed.
+        let first_chunk_end = OPENAI_SERVER_ERROR_TRANSCRIPT.find("\n\n").unwrap() + 2;
+        let error_at = OPENAI_SERVER_ERROR_TRANSCRIPT
+            .find("data: {\"error\"")
+            .unwrap();
+        let failing = [
+            &OPENAI_SERVER_ERROR_TRANSCRIPT[..first_chunk_end],
+            &OPENAI_SERVER_ERROR_TRANSCRIPT[error_at..],
+        ]
+        .concat();
+        let transport = ScriptedTransport::answering(
+            vec![ScriptedAnswer::streaming(chunks_of(&failing, 17))],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 64)),
+        );
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert_eq!(retries.len(), 1, "{events:?}");
+        assert!(matches!(
+            retries[0].2,
+            ProviderError::ServerError { status: 500, .. }
+        ));
+        assert_eq!(
+            text_of(&events),
+            "Plants turn light into sugar — 光合作用 🌱."
+        );
+        assert!(matches!(events.last(), Some(StreamEvent::Done { .. })));
+    }
+
+    fn cut_for_length_then(error: ProviderError) -> Vec<StreamEvent> {
+        vec![
+            StreamEvent::TextDelta("Osmosis moves water ".into()),
+            StreamEvent::TextDelta("across a membrane — 渗透".into()),
+            StreamEvent::Stopped {
+                stop_reason: StopReason::MaxTokens,
+            },
+            StreamEvent::Error(error),
+        ]
+    }
+
+    #[test]
+    fn an_error_after_a_length_stop_keeps_both_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT,
+            &cut_for_length_then(ProviderError::ServerError {
+                provider: "Test".into(),
+                status: 502,
+                message: "Upstream provider closed the stream unexpectedly".into(),
+            }),
+        );
+    }
+
+    #[test]
+    fn a_length_stop_reaches_the_caller_before_the_error_through_the_retrying_stream() {
+        let transport = ScriptedTransport::answering(
+            vec![],
+            ScriptedAnswer::streaming(chunks_of(OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT, 41)),
+        );
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        // Text was shown, so the server error is not retried; the caller learns both.
+        assert!(retries.is_empty());
+        assert_eq!(
+            crate::tests_support::coalesce(events),
+            crate::tests_support::coalesce(cut_for_length_then(ProviderError::ServerError {
+                provider: "OpenAI".into(),
+                status: 502,
+                message: "Upstream provider closed the stream unexpectedly".into(),
+            }))
+        );
+    }
+
+    #[test]
+    fn a_connection_lost_after_a_length_stop_reports_the_stop_and_the_cut() {
+        let upto = OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT
+            .find("data: {\"id\":\"gen-1764634200-aBcDeFgHiJkLmNoP\",\"provider\":\"DeepInfra\",\"model\":\"meta-llama/llama-3.3-70b-instruct\",\"object\":\"chat.completion.chunk\",\"created\":1764634200,\"error\"")
+            .unwrap();
+        let mut cut = ScriptedAnswer::streaming(chunks_of(
+            &OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT[..upto],
+            50,
+        ));
+        cut.ending = Some(TransportError::Network("connection reset".into()));
+        let transport = ScriptedTransport::answering(vec![], cut);
+        let events = crate::tests_support::coalesce(collect(&transport));
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                StreamEvent::Stopped {
+                    stop_reason: StopReason::MaxTokens
+                },
+                StreamEvent::Error(ProviderError::StreamCut {
+                    provider: "OpenAI".into()
+                })
+            ]
+        );
+    }
+
+    #[test]
+    fn only_choice_zero_is_read_by_its_index_split_at_every_byte() {
+        assert_same_at_every_boundary(
+            Dialect::OpenAiChat,
+            OPENAI_TWO_CHOICES_TRANSCRIPT,
+            &[
+                StreamEvent::TextDelta("Roots pull ".into()),
+                StreamEvent::TextDelta("water up — 根.".into()),
+                StreamEvent::Usage {
+                    input: 15,
+                    output: 24,
+                    cached: 0,
+                },
+                StreamEvent::Done {
+                    stop_reason: Some(StopReason::EndTurn),
+                },
+            ],
+        );
+    }
+
+    #[test]
+    fn anthropic_and_gemini_errors_after_a_max_tokens_stop_keep_the_stop() {
+        let upto = ANTHROPIC_TRANSCRIPT.find("event: message_delta").unwrap();
+        let anthropic = [
+            &ANTHROPIC_TRANSCRIPT[..upto],
+            "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"max_tokens\",\"stop_sequence\":null},\"usage\":{\"output_tokens\":64}}\n\n",
+            "event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"Internal server error\"}}\n\n",
+        ]
+        .concat();
+        let events = decode_whole(Dialect::Anthropic, anthropic.as_bytes());
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                StreamEvent::Stopped {
+                    stop_reason: StopReason::MaxTokens
+                },
+                StreamEvent::Error(ProviderError::ServerError {
+                    provider: "Test".into(),
+                    status: 500,
+                    message: "Internal server error".into()
+                })
+            ]
+        );
+        let gemini = [
+            "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"Leaves look green because\"}],\"role\": \"model\"},\"finishReason\": \"MAX_TOKENS\",\"index\": 0}],\"usageMetadata\": {\"promptTokenCount\": 12,\"candidatesTokenCount\": 4,\"totalTokenCount\": 16},\"modelVersion\": \"gemini-2.5-flash\"}\r\n\r\n",
+            "data: {\"error\": {\"code\": 500,\"message\": \"An internal error has occurred.\",\"status\": \"INTERNAL\"}}\r\n\r\n",
+        ]
+        .concat();
+        let events = decode_whole(Dialect::Gemini, gemini.as_bytes());
+        assert_eq!(
+            events[events.len() - 2..],
+            [
+                StreamEvent::Stopped {
+                    stop_reason: StopReason::MaxTokens
+                },
+                StreamEvent::Error(ProviderError::ServerError {
+                    provider: "Test".into(),
+                    status: 500,
+                    message: "An internal error has occurred.".into()
+                })
+            ]
+        );
+    }
+
+    #[test]
+    fn llama_cpp_and_openai_context_overflows_are_told_apart_from_other_bad_requests() {
+        let llama = r#"{"error":{"code":400,"message":"request (9030 tokens) exceeds the available context size (8192 tokens), try increasing it","type":"exceed_context_size_error","n_prompt_tokens":9030,"n_ctx":8192}}"#;
+        let transport =
+            ScriptedTransport::answering(vec![], ScriptedAnswer::status(400, vec![], llama));
+        let local = Endpoint::from_preset(preset("llamacpp").unwrap(), "qwen3-8b", None);
+        let events = collect_with(&transport, local);
+        let [StreamEvent::Error(err)] = events.as_slice() else {
+            panic!("{events:?}");
+        };
+        assert_eq!(
+            err,
+            &ProviderError::ContextTooLong {
+                provider: "llama.cpp server (on this computer)".into(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            }
+        );
+        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens. However, your messages resulted in 131072 tokens. Please reduce the length of the messages.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}"#;
+        let transport = ScriptedTransport::answering(
+            vec![ScriptedAnswer::status(400, vec![], openai)],
+            ScriptedAnswer::streaming(chunks_of(OPENAI_TRANSCRIPT, 64)),
+        );
+        let (events, retries) = with_retry(
+            &transport,
+            &InstantSleeper::default(),
+            RetryPolicy::default(),
+        );
+        assert!(retries.is_empty(), "a request too long is not retried");
+        assert_eq!(
+            events,
+            [StreamEvent::Error(ProviderError::ContextTooLong {
+                provider: "OpenAI".into(),
+                prompt_tokens: Some(131072),
+                context_tokens: Some(128000),
+            })]
         );
     }
 
@@ -1258,8 +1543,19 @@ mod tests {
                 detail: d.clone(),
             },
             ProviderError::Upstream {
+                provider: p.clone(),
+                message: d.clone(),
+            },
+            ProviderError::refused(provider, &format!("I will not repeat {d}.")),
+            ProviderError::ContextTooLong {
+                provider: p.clone(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
+            },
+            ProviderError::ContextTooLong {
                 provider: p,
-                message: d,
+                prompt_tokens: None,
+                context_tokens: None,
             },
         ]
     }
@@ -1285,6 +1581,12 @@ mod tests {
         let leak = format!(
             "data: {{\"error\":{{\"message\":\"key {KEY} disabled\",\"type\":\"x\"}}}}\n\n"
         );
+        let refusal_leak = format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"refusal\":\"I won't use {KEY}.\"}},\"finish_reason\":\"stop\"}}]}}\n\ndata: [DONE]\n\n"
+        );
+        let long = format!(
+            r#"{{"error":{{"message":"This model's maximum context length is 8192 tokens; key {KEY}","code":"context_length_exceeded"}}}}"#
+        );
         for p in PRESETS {
             let endpoint = Endpoint {
                 base_url: if p.base_url.is_empty() {
@@ -1309,6 +1611,18 @@ mod tests {
             }
             let transport = ScriptedTransport::streaming(vec![leak.clone().into_bytes()]);
             for event in collect_with(&transport, endpoint.clone()) {
+                assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
+            }
+            let refusal = ScriptedTransport::streaming(vec![refusal_leak.clone().into_bytes()]);
+            for event in collect_with(&refusal, endpoint.clone()) {
+                assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
+                if let StreamEvent::Error(e) = event {
+                    assert!(!e.to_string().contains(KEY), "{}: {e}", p.id);
+                }
+            }
+            let overflow =
+                ScriptedTransport::answering(vec![], ScriptedAnswer::status(400, vec![], &long));
+            for event in collect_with(&overflow, endpoint.clone()) {
                 assert!(!format!("{event:?}").contains(KEY), "{}", p.id);
             }
             let mut refused = ScriptedTransport::streaming(vec![]);

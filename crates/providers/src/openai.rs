@@ -1,13 +1,23 @@
 //! The OpenAI chat-completions dialect, spoken by OpenAI and most other vendors (OpenRouter,
-//! DeepSeek, Groq, Mistral, Moonshot, Ollama's `/v1`, …): the request body, and the decoder
-//! from `chat.completion.chunk` frames to [`StreamEvent`]s.
+//! DeepSeek, Groq, Mistral, Moonshot, Ollama's `/v1`, llama.cpp, vLLM, …): the request body, and
+//! the decoder from `chat.completion.chunk` frames to [`StreamEvent`]s.
+//!
+//! What the decoder reads, as vendors send it:
+//! - only choice 0, found by its `index` (choices of an `n > 1` reply may come in any order, or
+//!   one to a chunk); a chunk without `index` is the only choice;
+//! - `delta.content` (or tool-call arguments) as the reply, `reasoning_content` / `reasoning` as
+//!   thinking, `delta.refusal` as the model declining: its pieces are joined, and the reply ends
+//!   in [`ProviderError::Refused`] with its words instead of `Done`;
+//! - an `error` object (with or without `choices`) as the end of the stream, classed by
+//!   [`ProviderError::from_stream_error`]; if a `finish_reason` came before it, a
+//!   [`StreamEvent::Stopped`] with that reason precedes the error.
 
 use crate::error::parse_frame;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::error::ProviderError;
-use crate::event::{StopReason, StreamEvent};
+use crate::event::{push_failure, StopReason, StreamEvent};
 use crate::request::{ChatRequest, ChatRole, Thinking};
 use crate::sse::SseFrame;
 
@@ -124,6 +134,8 @@ struct Chunk {
 
 #[derive(Deserialize)]
 struct Choice {
+    /// Which of the request's `n` replies this is; absent for the only one.
+    index: Option<u64>,
     #[serde(default)]
     delta: Delta,
     finish_reason: Option<String>,
@@ -137,6 +149,8 @@ struct Delta {
     /// OpenRouter's name for the same thing.
     reasoning: Option<String>,
     tool_calls: Option<Vec<ToolCallDelta>>,
+    /// The model declining, in words, instead of `content` (OpenAI).
+    refusal: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -179,6 +193,8 @@ pub struct OpenAiChatDecoder {
     provider: String,
     json_reply: bool,
     finish_reason: Option<String>,
+    /// The refusal's pieces so far.
+    refusal: String,
     thinking: bool,
     done: bool,
 }
@@ -190,6 +206,7 @@ impl OpenAiChatDecoder {
             provider: provider.into(),
             json_reply: false,
             finish_reason: None,
+            refusal: String::new(),
             thinking: false,
             done: false,
         }
@@ -206,42 +223,41 @@ impl OpenAiChatDecoder {
         self.done
     }
 
+    /// Why the model stopped, once choice 0 has said.
+    pub fn stop_reason(&self) -> Option<StopReason> {
+        self.finish_reason.as_deref().map(StopReason::from_openai)
+    }
+
     pub fn decode(&mut self, frame: &SseFrame) -> Vec<StreamEvent> {
         let mut events = Vec::new();
         if self.done {
             return events;
         }
         if frame.is_done_marker() {
-            self.end_thinking(&mut events);
-            self.done = true;
-            events.push(StreamEvent::Done {
-                stop_reason: self.finish_reason.as_deref().map(StopReason::from_openai),
-            });
-            return events;
+            return self.end();
         }
         let chunk: Chunk = match parse_frame(&self.provider, "a stream chunk", &frame.data) {
             Ok(chunk) => chunk,
-            Err(error) => {
-                self.done = true;
-                events.push(StreamEvent::Error(error));
-                return events;
-            }
+            Err(error) => return self.fail(error),
         };
+        // An error ends the stream even in a chunk that also has choices (OpenRouter sends one
+        // with `finish_reason: "error"`, which says nothing about why the model stopped).
         if let Some(error) = chunk.error {
-            self.done = true;
             let code = error.code.as_ref().map(|c| match c {
                 Value::String(s) => s.clone(),
                 other => other.to_string(),
             });
-            events.push(StreamEvent::Error(ProviderError::from_stream_error(
+            return self.fail(ProviderError::from_stream_error(
                 &self.provider,
                 &error.message,
                 error.kind.as_deref(),
                 code.as_deref(),
-            )));
-            return events;
+            ));
         }
         for choice in chunk.choices {
+            if choice.index.unwrap_or(0) != 0 {
+                continue;
+            }
             let delta = choice.delta;
             if let Some(thought) = delta.reasoning_content.or(delta.reasoning) {
                 if !thought.is_empty() {
@@ -265,6 +281,9 @@ impl OpenAiChatDecoder {
                     }
                 }
             }
+            if let Some(words) = delta.refusal {
+                self.refusal.push_str(&words);
+            }
             if choice.finish_reason.is_some() {
                 self.finish_reason = choice.finish_reason;
             }
@@ -285,21 +304,40 @@ impl OpenAiChatDecoder {
     /// The byte stream closed. Without `[DONE]`, a reply that reported why it finished still
     /// counts as done (some compatible servers omit the marker); anything else was cut off.
     pub fn finish(&mut self) -> Vec<StreamEvent> {
-        let mut events = Vec::new();
         if self.done {
-            return events;
+            return Vec::new();
         }
-        self.done = true;
         if self.finish_reason.is_some() {
-            self.end_thinking(&mut events);
-            events.push(StreamEvent::Done {
-                stop_reason: self.finish_reason.as_deref().map(StopReason::from_openai),
-            });
+            self.end()
         } else {
-            events.push(StreamEvent::Error(ProviderError::StreamCut {
+            let cut = ProviderError::StreamCut {
                 provider: self.provider.clone(),
-            }));
+            };
+            self.fail(cut)
         }
+    }
+
+    /// The reply is over: `Done`, or the model's refusal if that is what it wrote.
+    fn end(&mut self) -> Vec<StreamEvent> {
+        if self.refusal.trim().is_empty() {
+            let mut events = Vec::new();
+            self.end_thinking(&mut events);
+            self.done = true;
+            events.push(StreamEvent::Done {
+                stop_reason: self.stop_reason(),
+            });
+            events
+        } else {
+            let refused = ProviderError::refused(&self.provider, &self.refusal);
+            self.fail(refused)
+        }
+    }
+
+    fn fail(&mut self, error: ProviderError) -> Vec<StreamEvent> {
+        let mut events = Vec::new();
+        self.end_thinking(&mut events);
+        self.done = true;
+        push_failure(&mut events, self.stop_reason(), error);
         events
     }
 

@@ -153,8 +153,11 @@ impl AbortHandle for RetryAbort {
 /// reported to `on_retry(attempt, wait_ms, &error)` (attempt 1 is the first) instead of
 /// `on_event`, and tried again after the wait. Each attempt fails as
 /// [`ProviderError::Stalled`] if its answer has not started after `policy.first_byte_ms`, or
-/// then no bytes come for `policy.stall_ms`. `on_event` sees the events
-/// of every attempt and, at the end, exactly one `Done` or `Error`.
+/// then no bytes come for `policy.stall_ms`. `on_event` sees the events of every attempt and,
+/// at the end, exactly one `Done` or `Error`. A retried attempt's events, a
+/// [`StreamEvent::Stopped`] among them, are the caller's to discard when `on_retry` is called;
+/// the `Stopped` of the attempt that gives up comes just before its `Error`. A refusal or a
+/// request too long for the model's context is never retried.
 pub fn stream_chat_with_retry<'a, E, R>(
     transport: &'a dyn Transport,
     sleeper: &'a dyn Sleeper,
@@ -286,6 +289,15 @@ mod tests {
             },
             ProviderError::BrowserAccessDenied {
                 provider: p.clone(),
+            },
+            ProviderError::Refused {
+                provider: p.clone(),
+                message: "I can't help with that".into(),
+            },
+            ProviderError::ContextTooLong {
+                provider: p.clone(),
+                prompt_tokens: Some(9030),
+                context_tokens: Some(8192),
             },
         ];
         for err in &never {

@@ -3,10 +3,12 @@
 //! decoder it does what all share: reasoning from any source (a dialect's own field, or
 //! `<think>…</think>` written inline by raw open models) becomes `ThinkingDelta`, `ThinkingEnd`
 //! fires once when the answer starts, a requested JSON reply arrives as `JsonDelta`, and nothing
-//! follows the one terminal event.
+//! follows the one terminal event. An error from outside the reply (the connection, a stall)
+//! ends it through [`ChatStream::fail`], which keeps the rule of [`StreamEvent::Stopped`].
 
 use crate::anthropic::AnthropicDecoder;
-use crate::event::StreamEvent;
+use crate::error::ProviderError;
+use crate::event::{push_failure, StopReason, StreamEvent};
 use crate::gemini::GeminiDecoder;
 use crate::ollama::{LineSplitter, OllamaDecoder};
 use crate::openai::OpenAiChatDecoder;
@@ -36,6 +38,14 @@ impl Decoder {
             Decoder::OpenAi(d) => d.finish(),
             Decoder::Anthropic(d) => d.finish(),
             Decoder::Gemini(d) => d.finish(),
+        }
+    }
+
+    fn stop_reason(&self) -> Option<StopReason> {
+        match self {
+            Decoder::OpenAi(d) => d.stop_reason(),
+            Decoder::Anthropic(d) => d.stop_reason(),
+            Decoder::Gemini(d) => d.stop_reason(),
         }
     }
 }
@@ -146,7 +156,10 @@ impl Shaper {
                 out.push(StreamEvent::JsonDelta(j));
             }
             usage @ StreamEvent::Usage { .. } => out.push(usage),
-            end => {
+            // `Stopped` closes the reply like the terminal event it precedes.
+            end @ (StreamEvent::Stopped { .. }
+            | StreamEvent::Done { .. }
+            | StreamEvent::Error(_)) => {
                 self.flush(out);
                 self.end_thinking(out);
                 out.push(end);
@@ -278,6 +291,23 @@ impl ChatStream {
                 raw.extend(decoder.finish());
             }
         }
+        self.shape(raw)
+    }
+
+    /// Ends the stream with an error from outside the reply (the connection dropped, or went
+    /// silent): the last events, ending with `error`, after a [`StreamEvent::Stopped`] if the
+    /// reply had already said why the model stopped. Nothing if the stream has already ended.
+    pub fn fail(&mut self, error: ProviderError) -> Vec<StreamEvent> {
+        if self.done {
+            return Vec::new();
+        }
+        let stop_reason = match &self.framing {
+            Framing::Sse(_, decoder) => decoder.stop_reason(),
+            // Ollama says why only on its last line, which ends the stream.
+            Framing::Lines(..) => None,
+        };
+        let mut raw = Vec::new();
+        push_failure(&mut raw, stop_reason, error);
         self.shape(raw)
     }
 

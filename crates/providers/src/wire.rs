@@ -78,9 +78,11 @@ pub enum Report {
 }
 
 impl Report {
-    /// The report of a stream event of job `id`.
-    pub fn of(id: u32, event: StreamEvent) -> Report {
-        match event {
+    /// The report of a stream event of job `id`; `None` for [`StreamEvent::Stopped`]: the page
+    /// is not told why a model stopped (a `Done` does not carry it either), and the error that
+    /// follows reaches it as `Failed`.
+    pub fn of(id: u32, event: StreamEvent) -> Option<Report> {
+        Some(match event {
             StreamEvent::TextDelta(text) => Report::Text { id, text },
             StreamEvent::ThinkingDelta(text) => Report::Thinking { id, text },
             StreamEvent::ThinkingEnd => Report::ThinkingEnd { id },
@@ -96,11 +98,12 @@ impl Report {
                 cached,
             },
             StreamEvent::Done { .. } => Report::Done { id },
+            StreamEvent::Stopped { .. } => return None,
             StreamEvent::Error(error) => Report::Failed {
                 id,
                 message: error.to_string(),
             },
-        }
+        })
     }
 
     /// The job this report is about (`None` for `Ready`).
@@ -259,7 +262,11 @@ impl TryFrom<ReportRecord> for Report {
 mod tests {
     use super::*;
     use crate::request::ChatMessage;
-    use crate::{preset, ProviderError};
+    use crate::{preset, ProviderError, StopReason};
+
+    fn report(id: u32, event: StreamEvent) -> Report {
+        Report::of(id, event).expect("a report")
+    }
 
     #[test]
     fn jobs_and_reports_survive_json_and_end_where_they_should() {
@@ -276,8 +283,8 @@ mod tests {
         assert_eq!(serde_json::from_str::<Job>(&text).unwrap(), job);
         for report in [
             Report::Ready,
-            Report::of(7, StreamEvent::TextDelta("a".into())),
-            Report::of(7, StreamEvent::Done { stop_reason: None }),
+            report(7, StreamEvent::TextDelta("a".into())),
+            report(7, StreamEvent::Done { stop_reason: None }),
             Report::Retrying {
                 id: 7,
                 attempt: 1,
@@ -298,16 +305,16 @@ mod tests {
                 output: 2,
                 cached: 1,
             },
-            Report::of(9, StreamEvent::ThinkingDelta("hm".into())),
-            Report::of(9, StreamEvent::ThinkingEnd),
-            Report::of(9, StreamEvent::JsonDelta("{".into())),
+            report(9, StreamEvent::ThinkingDelta("hm".into())),
+            report(9, StreamEvent::ThinkingEnd),
+            report(9, StreamEvent::JsonDelta("{".into())),
         ] {
             let text = serde_json::to_string(&report).unwrap();
             assert_eq!(serde_json::from_str::<Report>(&text).unwrap(), report);
         }
         // The JSON is the tagged object the page has always read.
         assert_eq!(
-            serde_json::to_string(&Report::of(3, StreamEvent::TextDelta("Hi".into()))).unwrap(),
+            serde_json::to_string(&report(3, StreamEvent::TextDelta("Hi".into()))).unwrap(),
             r#"{"kind":"text","id":3,"text":"Hi"}"#
         );
         assert_eq!(
@@ -326,7 +333,7 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<Report>(broken).is_err(), "{broken}");
         }
-        let failed = Report::of(
+        let failed = report(
             7,
             StreamEvent::Error(ProviderError::KeyRejected {
                 provider: "OpenAI".into(),
@@ -334,7 +341,16 @@ mod tests {
             }),
         );
         assert!(failed.ends_job() && failed.job() == Some(7));
-        assert!(!Report::of(7, StreamEvent::TextDelta("a".into())).ends_job());
+        assert!(!report(7, StreamEvent::TextDelta("a".into())).ends_job());
         assert!(matches!(failed, Report::Failed { message, .. } if message.contains("rejected")));
+        assert_eq!(
+            Report::of(
+                7,
+                StreamEvent::Stopped {
+                    stop_reason: StopReason::MaxTokens
+                }
+            ),
+            None
+        );
     }
 }

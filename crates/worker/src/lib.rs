@@ -268,7 +268,11 @@ fn run(job: Job, sink: Sink) {
             retry,
         } => {
             let retrying = post.clone();
-            let on_event = move |event| post(&Report::of(id, event));
+            let on_event = move |event| {
+                if let Some(report) = Report::of(id, event) {
+                    post(&report);
+                }
+            };
             let (abort, drive): (Box<dyn AbortHandle>, Drive) = if retry {
                 let on_retry = move |attempt: u32, wait_ms: u64, error: &ProviderError| {
                     retrying(&Report::Retrying {

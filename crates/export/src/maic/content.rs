@@ -127,6 +127,9 @@ pub(super) fn scene_to_archive(
     })
 }
 
+/// The kinds of scene Aula plays, by their OpenMAIC names.
+const SCENE_KINDS: [&str; 4] = ["slide", "quiz", "interactive", "pbl"];
+
 /// A scene read from the manifest, without its id; `None` (with a note) when Aula cannot
 /// hold it.
 pub(super) fn scene_from_archive(
@@ -139,9 +142,20 @@ pub(super) fn scene_from_archive(
         notes.add("the scene has no content");
         return None;
     };
-    let kind = get_str(content, "type")
-        .or_else(|| get_str(o, "type"))
+    // The scene's own `type` says what it is (OpenMAIC plays a scene by it); its content's
+    // `type` only stands in when the scene has none. A content shaped like a slide under a
+    // scene of another kind is not a slide.
+    let kind = get_str(o, "type")
+        .or_else(|| get_str(content, "type"))
         .unwrap_or("");
+    if let Some(inner) =
+        get_str(content, "type").filter(|inner| *inner != kind && SCENE_KINDS.contains(&kind))
+    {
+        notes.add(format!(
+            "a {kind} scene whose content says it is a `{inner}` (Aula cannot tell which it is)"
+        ));
+        return None;
+    }
     let content = match kind {
         "slide" => SceneContent::Slide(slide_from_native(content, resolve, notes)?),
         "quiz" => {

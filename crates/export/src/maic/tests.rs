@@ -630,3 +630,80 @@ fn traversal_paths_in_the_manifest_are_refused() {
         MaicError::UnsafePath { .. }
     ));
 }
+
+#[test]
+fn a_scene_of_a_type_aula_does_not_know_is_listed_as_dropped_not_read_as_a_slide() {
+    // A newer OpenMAIC's scene type (its lesson-plan card deck), once with the kind only on the
+    // scene, once with a content that still looks like a slide under it.
+    let lesson_plan = json!({
+        "type": "lesson_plan",
+        "title": "Words for the garden",
+        "order": 5,
+        "content": {
+            "type": "lesson_plan",
+            "microGoal": {"grammarPoint": "plural nouns", "topic": "plants", "cefrLevel": "A1"},
+            "groundingIds": ["g1"],
+            "cards": [{"kind": "shadow", "instruction": "Say it after me.", "target": {"lithuanian": "lapas", "pronunciation": "LAH-pahs", "english": "leaf"}, "groundingId": "g1"}]
+        },
+        "actions": [{"id": "act_lp1", "type": "speech", "text": "Repeat after me."}]
+    });
+    for content_kind in [None, Some("slide")] {
+        let archive = fixture_with(|m| {
+            let mut scene = lesson_plan.clone();
+            match content_kind {
+                None => {
+                    scene["content"].as_object_mut().unwrap().remove("type");
+                }
+                Some(kind) => {
+                    scene["content"]["type"] = json!(kind);
+                    scene["content"]["canvas"] = m["scenes"][0]["content"]["canvas"].clone();
+                }
+            }
+            m["scenes"].as_array_mut().unwrap().push(scene);
+        });
+        let imported = import(&archive).unwrap();
+        let titles: Vec<&str> = imported
+            .course
+            .scenes
+            .iter()
+            .map(|s| s.title.as_str())
+            .collect();
+        assert_eq!(
+            titles,
+            [
+                "Light into sugar",
+                "Check your understanding",
+                "Light and bubbles simulation",
+                "Design a windowsill experiment"
+            ],
+            "{content_kind:?}"
+        );
+        let dropped = imported.dropped.join("\n");
+        for expected in [
+            "Scene 5 \"Words for the garden\": a scene of type `lesson_plan` (Aula has slide, quiz, interactive and pbl scenes)",
+            "Scene 5 \"Words for the garden\": the whole scene was left out",
+        ] {
+            assert!(
+                dropped.contains(expected),
+                "{content_kind:?}: missing {expected:?} in\n{dropped}"
+            );
+        }
+    }
+    // A known kind over a content of another kind is neither.
+    let mismatched = fixture_with(|m| {
+        m["scenes"][1]["content"] = m["scenes"][0]["content"].clone();
+    });
+    let imported = import(&mismatched).unwrap();
+    assert_eq!(imported.course.scenes.len(), 3);
+    assert!(
+        !imported
+            .course
+            .scenes
+            .iter()
+            .any(|s| s.title == "Check your understanding"),
+        "{:?}",
+        imported.course.scenes
+    );
+    assert!(imported.dropped.iter().any(|d| d
+        == "Scene 2 \"Check your understanding\": a quiz scene whose content says it is a `slide` (Aula cannot tell which it is)"));
+}
