@@ -373,6 +373,14 @@ pub fn models(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u3
     )
 }
 
+/// Asks the endpoint's server for its context and slots; the answer is one `Limits` report.
+pub fn limits(endpoint: Endpoint, on_report: impl FnMut(Report) + 'static) -> u32 {
+    send(
+        move |id| serde_json::to_string(&Job::Limits { id, endpoint }).ok(),
+        job_reports(on_report),
+    )
+}
+
 /// Stops a job; its handler still gets the job's last report.
 pub fn abort(id: u32) {
     let kind = Kind::Ai;

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 
 use aula_generation::job::JobRecord;
 use aula_generation::outline::{normalize, CourseRequest, Outline};
+use aula_generation::run::CallPhase;
 use aula_generation::wire::{GenJob, GenOp, GenReport};
 use aula_storage::{get_json, put_json, Collection, Store};
 use leptos::prelude::*;
@@ -83,6 +84,8 @@ pub struct GenView {
     pub states: Vec<String>,
     /// Tasks running now.
     pub running: Vec<String>,
+    /// How each running task's call is going: (task, phase, tokens so far, ms since sent).
+    pub live: Vec<(String, CallPhase, u64, u64)>,
     pub tokens: u64,
     /// The worker's job, while one runs.
     pub job: Option<u32>,
@@ -130,6 +133,13 @@ impl GenView {
         } else {
             state
         }
+    }
+
+    /// The running call of scene `i`, if one runs: its task, phase, tokens and time so far.
+    pub fn live_call(&self, i: usize) -> Option<&(String, CallPhase, u64, u64)> {
+        let id = self.file.as_ref()?.outline.as_ref()?.scenes.get(i)?.id.clone();
+        let prefix = format!("{id}/");
+        self.live.iter().find(|(task, ..)| task.starts_with(&prefix))
     }
 
     pub fn elapsed_ms(&self, now: f64) -> f64 {
@@ -448,8 +458,15 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
                 }
             }
             "started" => v.running.push(report.task.clone()),
+            "progress" => {
+                if let Some(phase) = report.phase {
+                    v.live.retain(|(task, ..)| *task != report.task);
+                    v.live.push((report.task.clone(), phase, report.tokens, report.elapsed_ms));
+                }
+            }
             "finished" | "failed" => {
                 v.running.retain(|t| *t != report.task);
+                v.live.retain(|(task, ..)| *task != report.task);
                 save = true;
                 if !report.course.is_empty() {
                     course = Some((file.course_id.clone(), report.course.clone()));
@@ -458,6 +475,7 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
             "note" => leptos::logging::log!("generation: {}", report.text),
             "settled" => {
                 v.running.clear();
+                v.live.clear();
                 v.job = None;
                 let now = crate::now_ms();
                 file.elapsed_ms += v.run_started.take().map(|s| now - s).unwrap_or(0.0);
@@ -477,8 +495,17 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
         if !report.states.is_empty() {
             v.states = report.states.clone();
         }
-        if report.tokens > 0 {
+        if report.tokens > 0 && report.event != "progress" {
             v.tokens = report.tokens;
+        }
+        // The time spent so far goes into the file with every save, so the clock carries on
+        // from there after a reload instead of starting again.
+        if save && v.job.is_some() {
+            if let Some(started) = v.run_started {
+                let now = crate::now_ms();
+                file.elapsed_ms += now - started;
+                v.run_started = Some(now);
+            }
         }
     });
     if save {

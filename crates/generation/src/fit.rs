@@ -121,6 +121,11 @@ pub fn fit_request(
     Ok((chat, cuts))
 }
 
+/// Whether these cuts (from [`fit_request`]) left out some of the learner's document.
+pub fn cuts_document(cuts: &[String]) -> bool {
+    cuts.iter().any(|c| c.contains("document"))
+}
+
 /// Sections of one text that is never cut.
 pub fn plain(text: impl Into<String>) -> Sections {
     let mut sections = Sections::new();

@@ -83,6 +83,9 @@ pub struct TaskStats {
     /// Every try that failed, with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<String>,
+    /// Part of the learner's document did not fit the model's context.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub document_cut: bool,
 }
 
 impl TaskStats {
@@ -94,6 +97,7 @@ impl TaskStats {
         self.corrections += other.corrections;
         self.cut_at_limit += other.cut_at_limit;
         self.failures.extend(other.failures.iter().cloned());
+        self.document_cut |= other.document_cut;
     }
 }
 

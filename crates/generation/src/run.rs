@@ -416,6 +416,7 @@ pub async fn generate_outline(
         fatal: true,
     })?;
     let mut preview = OutlinePreview::default();
+    stats.document_cut |= crate::fit::cuts_document(&cuts);
     let mut notes: Vec<String> = cuts.into_iter().map(|c| format!("outline: {c}")).collect();
     let result = run_stage_streaming(
         env,
@@ -790,6 +791,7 @@ async fn run_task(
         GenerationStep::SceneContent { .. } => match content_request(&ctx) {
             Err(e) => Err(too_long(e)),
             Ok((chat, cuts)) => {
+                stats.document_cut |= crate::fit::cuts_document(&cuts);
                 notes.extend(cuts.into_iter().map(|c| format!("{task}: {c}")));
                 run_stage(
                     env,
@@ -814,6 +816,7 @@ async fn run_task(
                 Some(content) => match actions_request(&ctx, &content) {
                     Err(e) => Err(too_long(e)),
                     Ok((chat, cuts)) => {
+                        stats.document_cut |= crate::fit::cuts_document(&cuts);
                         notes.extend(cuts.into_iter().map(|c| format!("{task}: {c}")));
                         run_stage(
                             env,

@@ -20,6 +20,8 @@ pub enum Job {
     },
     /// List the endpoint's models.
     Models { id: u32, endpoint: Endpoint },
+    /// Ask the endpoint's server for its context and slots (see [`crate::limits`]).
+    Limits { id: u32, endpoint: Endpoint },
     /// Stop a job (its stream ends with a `Failed` saying it was stopped).
     Abort { id: u32 },
 }
@@ -75,6 +77,11 @@ pub enum Report {
         id: u32,
         models: Option<Vec<String>>,
     },
+    /// The answer to `Job::Limits`: what the server said (nothing when it has no such answer).
+    Limits {
+        id: u32,
+        limits: crate::ServerLimits,
+    },
 }
 
 impl Report {
@@ -118,7 +125,8 @@ impl Report {
             | Report::Retrying { id, .. }
             | Report::Failed { id, .. }
             | Report::Done { id }
-            | Report::Models { id, .. } => Some(*id),
+            | Report::Models { id, .. }
+            | Report::Limits { id, .. } => Some(*id),
         }
     }
 
@@ -126,7 +134,10 @@ impl Report {
     pub fn ends_job(&self) -> bool {
         matches!(
             self,
-            Report::Failed { .. } | Report::Done { .. } | Report::Models { .. }
+            Report::Failed { .. }
+                | Report::Done { .. }
+                | Report::Models { .. }
+                | Report::Limits { .. }
         )
     }
 }
@@ -154,6 +165,11 @@ struct ReportRecord {
     /// For `models`: absent when the provider has no list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     models: Option<Vec<String>>,
+    /// For `limits`: what the server said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    context_tokens: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    slots: Option<u32>,
 }
 
 impl From<Report> for ReportRecord {
@@ -212,6 +228,11 @@ impl From<Report> for ReportRecord {
                 models,
                 ..of("models", id)
             },
+            Report::Limits { id, limits } => ReportRecord {
+                context_tokens: limits.context_tokens,
+                slots: limits.slots,
+                ..of("limits", id)
+            },
         }
     }
 }
@@ -252,6 +273,13 @@ impl TryFrom<ReportRecord> for Report {
             "models" => Report::Models {
                 id,
                 models: record.models.clone(),
+            },
+            "limits" => Report::Limits {
+                id,
+                limits: crate::ServerLimits {
+                    context_tokens: record.context_tokens,
+                    slots: record.slots,
+                },
             },
             other => return Err(format!("an unknown report kind \"{other}\"")),
         })
@@ -298,6 +326,17 @@ mod tests {
             Report::Models {
                 id: 8,
                 models: Some(vec!["m1".into()]),
+            },
+            Report::Limits {
+                id: 10,
+                limits: crate::ServerLimits {
+                    context_tokens: Some(8192),
+                    slots: Some(1),
+                },
+            },
+            Report::Limits {
+                id: 10,
+                limits: crate::ServerLimits::default(),
             },
             Report::Usage {
                 id: 9,

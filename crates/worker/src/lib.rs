@@ -312,6 +312,10 @@ fn run(job: Job, sink: Sink) {
                 },
             });
         }),
+        Job::Limits { id, endpoint } => wasm_bindgen_futures::spawn_local(async move {
+            let limits = probe_limits(&FetchTransport, &endpoint).await;
+            post(&Report::Limits { id, limits });
+        }),
         Job::Abort { id } => {
             RUNNING.with(|r| {
                 if let Some(abort) = r.borrow().get(&id) {

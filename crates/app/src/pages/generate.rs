@@ -7,6 +7,8 @@ use aula_generation::outline::{SceneKind, SceneOutline};
 use aula_generation::{actions_task, content_task};
 use leptos::prelude::*;
 
+use aula_generation::run::CallPhase;
+
 use crate::generate::{self, view_of, GenView, Status};
 use crate::i18n::*;
 
@@ -74,6 +76,13 @@ pub fn GeneratePage(id: String) -> impl IntoView {
         }
     });
     let no_error = dyn_flag(move || error.with(String::is_empty));
+    let document_whole = dyn_flag(move || {
+        !view.with(|v| {
+            v.file
+                .as_ref()
+                .is_some_and(|f| f.record.stats.values().any(|s| s.document_cut))
+        })
+    });
     let not_running = dyn_flag(move || view.with(|v| v.job.is_none()));
     let not_stored = dyn_flag(move || view.with(|v| v.course_version == 0));
     let not_missing = dyn_flag(move || !view.with(|v| v.loaded && v.file.is_none()));
@@ -114,6 +123,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
                     </a>
                 </div>
             </header>
+            <p class="note" data-testid="gen-document-cut" prop:hidden=document_whole>{t!(i18n, gen_document_cut)}</p>
             <div class="error-box" role="alert" data-testid="gen-error" prop:hidden=no_error>
                 <p>{error}</p>
                 <a href="/settings" class="button">{t!(i18n, gen_open_settings)}</a>
@@ -477,8 +487,36 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
     let idle = v.job.is_none();
     let mut html = String::new();
     for (i, scene) in outline.scenes.iter().enumerate() {
-        let state = v.scene_state(i);
+        let live = v.live_call(i);
+        let mut state = v.scene_state(i);
+        // A call the model has not started answering is reading its prompt (or queued at a
+        // server with one slot): waiting, not writing.
+        if live.is_some_and(|(_, phase, ..)| *phase == CallPhase::Waiting) && state != "ready" {
+            state = "thinking".into();
+        }
         let (content, actions) = (content_task(&scene.id), actions_task(&scene.id));
+        // Time and tokens: the running call's so far, added to what the scene cost before.
+        let spent = |task: &str| file.record.stats.get(task).map_or((0, 0), |s| (s.ms, s.tokens));
+        let (mut ms, mut tokens) = (spent(&content).0 + spent(&actions).0, spent(&content).1 + spent(&actions).1);
+        if let Some((_, _, live_tokens, live_ms)) = live {
+            ms += live_ms;
+            tokens += live_tokens;
+        }
+        let cost = if ms > 0 || tokens > 0 {
+            let seconds = ms / 1000;
+            format!(
+                "<span class=\"scene-cost\" data-testid=\"scene-cost\">{}</span>",
+                esc(&i18n.fill(
+                    Key::gen_scene_cost,
+                    &[
+                        ("time", format!("{}:{:02}", seconds / 60, seconds % 60)),
+                        ("tokens", tokens.to_string()),
+                    ],
+                ))
+            )
+        } else {
+            String::new()
+        };
         let failure = file
             .record
             .failed
@@ -523,7 +561,7 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
         html.push_str(&format!(
             "<li class=\"scene-row\" data-testid=\"scene-row\" data-state=\"{state}\">\
              <span class=\"scene-number\">{n}</span><span class=\"scene-kind\">{kind}</span>\
-             <span class=\"grow\">{title}</span>\
+             <span class=\"grow\">{title}</span>{cost}\
              <span class=\"state-badge state-{state}\">{label}</span>{buttons}{why}</li>",
             n = i + 1,
             kind = kind_label(i18n, scene.kind.name()),
@@ -536,6 +574,7 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
 
 fn state_text(i18n: I18n, state: &str) -> &'static str {
     i18n.text(match state {
+        "thinking" => Key::gen_state_thinking,
         "writing" => Key::gen_state_writing,
         "scripting" => Key::gen_state_scripting,
         "ready" => Key::gen_state_ready,

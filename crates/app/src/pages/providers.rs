@@ -2,7 +2,10 @@
 //! choose models per role (listed by the provider when it can), and test the connection.
 
 use aula_providers::wire::Report;
-use aula_providers::{BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, PRESETS};
+use aula_providers::{
+    BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, LearnerLimits, LimitSource,
+    ModelLimits, PRESETS,
+};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -74,6 +77,7 @@ pub fn ProviderSettings() -> impl IntoView {
     let passphrase = RwSignal::new(String::new());
     let vault_note = RwSignal::new(None::<Result<String, String>>);
     let busy = RwSignal::new(false);
+    let limits_note = RwSignal::new(String::new());
 
     spawn_local(async move {
         match load_connection().await {
@@ -280,6 +284,21 @@ pub fn ProviderSettings() -> impl IntoView {
             test.set(TestState::Passed {
                 ms: now_ms() - started,
             });
+            // What the server says about itself, kept with the connection to plan on and shown.
+            let endpoint = current.endpoint(Role::Agents);
+            ai::limits(endpoint, move |report| {
+                let Report::Limits { limits, .. } = report else {
+                    return;
+                };
+                connection.update(|c| c.server_limits = limits);
+                if let (Some(context), Some(slots)) = (limits.context_tokens, limits.slots) {
+                    limits_note.set(i18n.fill(
+                        Key::provider_limits_found,
+                        &[("context", context.to_string()), ("slots", slots.to_string())],
+                    ));
+                }
+                persist(connection.get_untracked(), None);
+            });
         });
     };
     let stop_test = move |_| {
@@ -309,6 +328,28 @@ pub fn ProviderSettings() -> impl IntoView {
                 <input list="provider-models" data-testid=testid spellcheck="false" placeholder=t!(i18n, provider_same_model)
                     prop:value=move || connection.with(get)
                     on:input=move |ev| connection.update(|c| set(c, event_target_value(&ev)))/>
+            </label>
+        }
+    };
+
+    // What each request is planned on: the learner's number, or (as the placeholder) the
+    // server's or the preset's.
+    let limit_field = move |label: Key,
+                            testid: &'static str,
+                            get: fn(&LearnerLimits) -> Option<u32>,
+                            set: fn(&mut LearnerLimits, Option<u32>),
+                            planned: fn(&ModelLimits) -> (u32, LimitSource)| {
+        view! {
+            <label class="field">
+                <span class="field-label">{i18n.tr(label)}</span>
+                <input type="number" min="1" inputmode="numeric" data-testid=testid
+                    placeholder=move || {
+                        let (value, from) = connection.with(|c| planned(&c.model_limits(Role::Agents)));
+                        let key = if from == LimitSource::Server { Key::provider_limit_server } else { Key::provider_limit_preset };
+                        i18n.fill(key, &[("value", value.to_string())])
+                    }
+                    prop:value=move || connection.with(|c| get(&c.limits).map(|n| n.to_string()).unwrap_or_default())
+                    on:input=move |ev| connection.update(|c| set(&mut c.limits, event_target_value(&ev).trim().parse().ok().filter(|n| *n > 0)))/>
             </label>
         }
     };
@@ -405,7 +446,10 @@ pub fn ProviderSettings() -> impl IntoView {
                 </div>
                 {role_model(Key::provider_director_model, "provider-director-model", |c| c.director_model.clone(), |c, v| c.director_model = v)}
                 {role_model(Key::provider_generation_model, "provider-generation-model", |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
+                {limit_field(Key::provider_context, "provider-context", |l| l.context_tokens, |l, v| l.context_tokens = v, |m| (m.context_tokens, m.context_from))}
+                {limit_field(Key::provider_parallel, "provider-parallel", |l| l.parallel, |l, v| l.parallel = v, |m| (m.parallel, m.parallel_from))}
             </div>
+            <p class="hint">{t!(i18n, provider_limits_hint)}</p>
             {vault_view}
             {outcome_view(move || vault_note.get(), "provider-vault-note")}
             {move || access_note().map(|note| view! { <p class="note">{note}</p> })}
@@ -441,8 +485,8 @@ pub fn ProviderSettings() -> impl IntoView {
                         TestState::Idle => String::new(),
                         TestState::Running => t_string!(i18n, provider_testing).to_owned(),
                         TestState::Retrying(message) | TestState::Failed(message) => message,
-                        TestState::Passed { ms } if ms < 1000.0 => format!("{} ({ms:.0} ms)", t_string!(i18n, provider_test_passed)),
-                        TestState::Passed { ms } => format!("{} ({:.1} s)", t_string!(i18n, provider_test_passed), ms / 1000.0),
+                        TestState::Passed { ms } if ms < 1000.0 => format!("{} ({ms:.0} ms) {}", t_string!(i18n, provider_test_passed), limits_note.get()),
+                        TestState::Passed { ms } => format!("{} ({:.1} s) {}", t_string!(i18n, provider_test_passed), ms / 1000.0, limits_note.get()),
                     }}
                 </p>
             </div>
