@@ -137,9 +137,19 @@ impl GenView {
 
     /// The running call of scene `i`, if one runs: its task, phase, tokens and time so far.
     pub fn live_call(&self, i: usize) -> Option<&(String, CallPhase, u64, u64)> {
-        let id = self.file.as_ref()?.outline.as_ref()?.scenes.get(i)?.id.clone();
+        let id = self
+            .file
+            .as_ref()?
+            .outline
+            .as_ref()?
+            .scenes
+            .get(i)?
+            .id
+            .clone();
         let prefix = format!("{id}/");
-        self.live.iter().find(|(task, ..)| task.starts_with(&prefix))
+        self.live
+            .iter()
+            .find(|(task, ..)| task.starts_with(&prefix))
     }
 
     pub fn elapsed_ms(&self, now: f64) -> f64 {
@@ -461,7 +471,8 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
             "progress" => {
                 if let Some(phase) = report.phase {
                     v.live.retain(|(task, ..)| *task != report.task);
-                    v.live.push((report.task.clone(), phase, report.tokens, report.elapsed_ms));
+                    v.live
+                        .push((report.task.clone(), phase, report.tokens, report.elapsed_ms));
                 }
             }
             "finished" | "failed" => {

@@ -10,8 +10,9 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use aula_course::Scene;
+use aula_providers::budget::{fit_reply, prompt_room, prompt_tokens, ReplySize, TooLong};
 use aula_providers::{
-    stream_chat, AbortHandle, ChatMessage, ChatRequest, Endpoint, StreamEvent, Transport,
+    stream_chat, AbortHandle, ChatMessage, ChatRequest, ChatRole, Endpoint, StreamEvent, Transport,
 };
 
 use crate::conversation::{self, agent_messages};
@@ -41,7 +42,15 @@ pub struct Room<'a> {
     pub scene: Option<&'a Scene>,
     pub learner: &'a LearnerProfile,
     pub whiteboard_open: bool,
+    /// The agents' model's context in tokens: every prompt is fitted to it.
+    pub context_tokens: u32,
 }
+
+/// How long an agent's turn may be: a few sentences and some drawing, with room to spare; never
+/// asked for with less than a short answer's room.
+pub const AGENT_REPLY: ReplySize = ReplySize::new(800, 200);
+/// The director's decision is one small JSON object.
+pub const DIRECTOR_REPLY: ReplySize = ReplySize::new(200, 60);
 
 /// Which model decides and which teaches (they may differ: a cheap one for routing).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -227,11 +236,12 @@ async fn ask_director(
     endpoint: Endpoint,
     prompt: String,
     known: &[String],
+    context_tokens: u32,
     emit: &mut dyn FnMut(RoundEvent),
 ) -> Result<Decision, String> {
     let mut request = ChatRequest::new(prompt, vec![ChatMessage::user(DIRECTOR_ASK)]);
     request.temperature = Some(0.0);
-    request.max_tokens = Some(200);
+    fit_reply(&mut request, context_tokens, DIRECTOR_REPLY).map_err(|e| e.to_string())?;
     let mut reply = String::new();
     let mut failure = None;
     call(
@@ -293,16 +303,23 @@ async fn run_agent(
         whiteboard_open: room.whiteboard_open,
         answering_learner: conversation::learner_question_open(history),
     });
-    let request = ChatRequest::new(
-        system,
-        agent_messages(history, &agent.id, AGENT_HISTORY_MESSAGES),
-    );
     let id = agent.id.clone();
     let mut parser = ReplyParser::new();
     let mut outcome = TurnOutcome {
         text: String::new(),
         actions: Vec::new(),
         failure: None,
+    };
+    let request = match fitted_agent_request(
+        system,
+        agent_messages(history, &agent.id, AGENT_HISTORY_MESSAGES),
+        room.context_tokens,
+    ) {
+        Ok(request) => request,
+        Err(too_long) => {
+            outcome.failure = Some(too_long.to_string());
+            return outcome;
+        }
     };
     let mut thinking = false;
     let handle =
@@ -386,6 +403,31 @@ async fn run_agent(
     outcome
 }
 
+/// An agent's request fitted to the model's context: the oldest messages of the conversation
+/// are left out first (the latest one, which the agent answers, always stays), then the reply
+/// gets what is left, up to [`AGENT_REPLY`].
+fn fitted_agent_request(
+    system: String,
+    mut messages: Vec<ChatMessage>,
+    context_tokens: u32,
+) -> Result<ChatRequest, TooLong> {
+    let room = prompt_room(context_tokens, AGENT_REPLY.want);
+    let mut request = ChatRequest::new(system, Vec::new());
+    loop {
+        request.messages = messages.clone();
+        if prompt_tokens(&request) <= room || messages.len() <= 1 {
+            break;
+        }
+        // Drop the oldest message; a conversation must still start with the learner's turn.
+        messages.remove(0);
+        while messages.len() > 1 && messages[0].role != ChatRole::User {
+            messages.remove(0);
+        }
+    }
+    fit_reply(&mut request, context_tokens, AGENT_REPLY)?;
+    Ok(request)
+}
+
 /// Runs the round to its end. `history` is the session's conversation; each agent turn is
 /// appended to it as it finishes. Returns why the round ended (also the last event).
 pub async fn run_round(
@@ -420,6 +462,7 @@ pub async fn run_round(
                     models.director.clone(),
                     prompt,
                     &known,
+                    room.context_tokens,
                     emit,
                 )
                 .await
@@ -614,6 +657,7 @@ mod tests {
             scene: None,
             learner: &learner,
             whiteboard_open: false,
+            context_tokens: 128_000,
         };
         let mut round = Round::new(mode, 4);
         let mut history = vec![Utterance::learner(question)];
@@ -1032,6 +1076,7 @@ mod tests {
             scene: None,
             learner: &learner,
             whiteboard_open: false,
+            context_tokens: 128_000,
         };
         let mut round = Round::new(Mode::Questions, 4);
         let mut history = vec![Utterance::learner("Explain")];
@@ -1067,5 +1112,79 @@ mod tests {
         )));
         assert!(history.last().unwrap().interrupted);
         assert_eq!(history.last().unwrap().text, said);
+    }
+
+    #[test]
+    fn an_agents_request_fits_a_small_context_by_leaving_out_the_oldest_messages_first() {
+        let mut messages = Vec::new();
+        for i in 0..30 {
+            messages.push(ChatMessage::user(format!(
+                "Question {i}: {}",
+                "why? ".repeat(40)
+            )));
+            messages.push(ChatMessage::assistant(format!(
+                "Answer {i}: {}",
+                "because. ".repeat(40)
+            )));
+        }
+        messages.push(ChatMessage::user("And the newest question?"));
+        let system = "You teach. ".repeat(150);
+        for context in [2_048u32, 4_096, 8_192] {
+            let request = fitted_agent_request(system.clone(), messages.clone(), context).unwrap();
+            let max = request.max_tokens.unwrap();
+            assert!(prompt_tokens(&request) + max <= context, "{context}");
+            assert!(max >= AGENT_REPLY.least);
+            assert_eq!(
+                request.messages.last().unwrap().content,
+                "And the newest question?"
+            );
+            assert_eq!(request.messages[0].role, ChatRole::User);
+            assert!(request.messages.len() < messages.len(), "{context}");
+        }
+        let roomy = fitted_agent_request(system, messages.clone(), 128_000).unwrap();
+        assert_eq!(roomy.messages.len(), messages.len());
+        assert_eq!(roomy.max_tokens, Some(AGENT_REPLY.want));
+    }
+
+    #[test]
+    fn an_agents_turn_that_cannot_fit_fails_with_the_reason_and_sends_nothing() {
+        let transport = ScriptedTransport::streaming(Vec::new());
+        let control = RoundControl::default();
+        let learner = LearnerProfile::default();
+        let mut agents = default_agents();
+        agents.truncate(1);
+        agents[0].persona = "A very long persona. ".repeat(2_000);
+        let room = Room {
+            agents: &agents,
+            course_title: "",
+            course_description: "",
+            language: "en",
+            scene: None,
+            learner: &learner,
+            whiteboard_open: false,
+            context_tokens: 2_048,
+        };
+        let endpoint = Endpoint::from_preset(preset("openai").unwrap(), "m", Some("k".into()));
+        let models = Models {
+            director: endpoint.clone(),
+            agents: endpoint,
+        };
+        let mut round = Round::new(Mode::Questions, 4);
+        let mut history = vec![Utterance::learner("Why?")];
+        let mut events = Vec::new();
+        let end = now(run_round(
+            &transport,
+            &models,
+            room,
+            &mut round,
+            &mut history,
+            &control,
+            &mut |e| events.push(e),
+        ));
+        assert_eq!(end, RoundEnd::Failed);
+        assert!(transport.requests.borrow().is_empty(), "nothing was sent");
+        assert!(events.iter().any(
+            |e| matches!(e, RoundEvent::Error { message, .. } if message.contains("context"))
+        ));
     }
 }

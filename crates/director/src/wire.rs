@@ -27,6 +27,9 @@ pub struct RoundJob {
     pub max_turns: u32,
     /// The conversation so far, ending with the learner's new message.
     pub history: Vec<HistoryLine>,
+    /// What the learner set for the provider (the worker asks the server too).
+    #[serde(default)]
+    pub limits: aula_providers::LearnerLimits,
 }
 
 /// One message of the conversation: `who` is `"learner"` or an agent id of the course.
@@ -53,6 +56,8 @@ pub struct PreparedRound {
     pub language: String,
     pub scene: Option<Scene>,
     pub history: Vec<Utterance>,
+    /// The agents' model's context, which the worker sets once it has asked the server.
+    pub context_tokens: u32,
 }
 
 impl RoundJob {
@@ -79,6 +84,12 @@ impl RoundJob {
             course_description: course.description,
             language: course.language,
             history,
+            context_tokens: aula_providers::ModelLimits::resolve(
+                &self.models.agents,
+                Default::default(),
+                self.limits,
+            )
+            .context_tokens,
         })
     }
 
@@ -91,6 +102,7 @@ impl RoundJob {
             scene: prepared.scene.as_ref(),
             learner: &self.learner,
             whiteboard_open: self.whiteboard_open,
+            context_tokens: prepared.context_tokens,
         }
     }
 }
@@ -254,6 +266,7 @@ mod tests {
             whiteboard_open: false,
             mode: Mode::Questions,
             max_turns: 4,
+            limits: Default::default(),
             history: vec![
                 HistoryLine {
                     who: "learner".into(),

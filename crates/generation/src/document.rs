@@ -18,10 +18,11 @@ pub const SCENE_DOCUMENT_CHARS: usize = 8_000;
 
 /// English words too common to tell passages apart.
 const STOPWORDS: &[&str] = &[
-    "the", "and", "that", "this", "with", "from", "into", "what", "when", "which", "their", "there",
-    "about", "have", "they", "them", "then", "than", "these", "those", "your", "will", "would",
-    "could", "should", "does", "each", "more", "most", "some", "such", "only", "also", "very",
-    "over", "under", "between", "because", "while", "where", "were", "been", "being", "how", "why",
+    "the", "and", "that", "this", "with", "from", "into", "what", "when", "which", "their",
+    "there", "about", "have", "they", "them", "then", "than", "these", "those", "your", "will",
+    "would", "could", "should", "does", "each", "more", "most", "some", "such", "only", "also",
+    "very", "over", "under", "between", "because", "while", "where", "were", "been", "being",
+    "how", "why",
 ];
 
 fn is_cjk(c: char) -> bool {
@@ -206,11 +207,17 @@ mod tests {
 
     #[test]
     fn a_scene_gets_the_passages_about_it_in_the_documents_order() {
-        let calvin = scene("The Calvin cycle", &["Carbon dioxide becomes sugar", "Stroma"]);
+        let calvin = scene(
+            "The Calvin cycle",
+            &["Carbon dioxide becomes sugar", "Stroma"],
+        );
         let got = text(scene_passages(&document(), &calvin, 400));
         assert!(got.contains("Calvin cycle fixes carbon dioxide"), "{got}");
         assert!(!got.contains("Farmers"), "{got}");
-        let light = scene("Light reactions", &["Water is split", "Thylakoid membranes"]);
+        let light = scene(
+            "Light reactions",
+            &["Water is split", "Thylakoid membranes"],
+        );
         let got = text(scene_passages(&document(), &light, 2_000));
         let light_at = got.find("light reactions split").unwrap();
         assert!(got.find("chloroplasts").is_none_or(|c| c < light_at));
@@ -222,7 +229,11 @@ mod tests {
         let sections = scene_passages(&document(), &calvin, 10_000);
         let whole = sections.tokens();
         let fitted = sections.fit(whole - 5);
-        assert!(fitted.text.contains("Calvin cycle fixes"), "{}", fitted.text);
+        assert!(
+            fitted.text.contains("Calvin cycle fixes"),
+            "{}",
+            fitted.text
+        );
         assert_eq!(fitted.cuts.len(), 1);
     }
 
@@ -234,7 +245,11 @@ mod tests {
             "农民用吨来计算产量。".repeat(40),
         ]
         .join("\n\n");
-        let got = text(scene_passages(&doc, &scene("卡尔文循环", &["二氧化碳变成糖"]), 500));
+        let got = text(scene_passages(
+            &doc,
+            &scene("卡尔文循环", &["二氧化碳变成糖"]),
+            500,
+        ));
         assert!(got.contains("卡尔文循环"), "{got}");
         assert!(!got.contains("农民"), "{got}");
     }

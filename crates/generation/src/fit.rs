@@ -164,16 +164,14 @@ mod tests {
     fn a_fitted_request_never_exceeds_its_context_and_says_what_it_cut() {
         for context in [2_048u32, 3_000, 4_096, 8_192, 32_000] {
             let mut system = Sections::new();
-            system
-                .keep("Rules. ".repeat(100))
-                .push(
-                    "the document",
-                    Cut::Tail {
-                        rank: DOCUMENT_RANK,
-                        keep_chars: 0,
-                    },
-                    "Chlorophyll absorbs red and blue light. ".repeat(800),
-                );
+            system.keep("Rules. ".repeat(100)).push(
+                "the document",
+                Cut::Tail {
+                    rank: DOCUMENT_RANK,
+                    keep_chars: 0,
+                },
+                "Chlorophyll absorbs red and blue light. ".repeat(800),
+            );
             let target = Target {
                 context_tokens: context,
                 full_schemas: false,

@@ -126,23 +126,29 @@ pub fn outline_request(
         shape = shape.describe(),
     );
     let mut user = String::with_capacity(request.topic.len() + 256);
-    let _ = writeln!(user, "What I want to learn: {}", clip(request.topic.trim(), 2_000));
+    let _ = writeln!(
+        user,
+        "What I want to learn: {}",
+        clip(request.topic.trim(), 2_000)
+    );
     if !request.learner.trim().is_empty() {
         let _ = writeln!(user, "About me: {}", clip(request.learner.trim(), 600));
     }
     let mut ask = plain(user);
     if let Some(document) = request.document.as_deref().filter(|d| !d.trim().is_empty()) {
         let excerpt: String = document.chars().take(MAX_DOCUMENT_CHARS).collect();
-        ask.keep("\nBase the course on this document (its text, extracted from a PDF):\n<document>\n")
-            .push(
-                "the document",
-                Cut::Tail {
-                    rank: DOCUMENT_RANK,
-                    keep_chars: 0,
-                },
-                excerpt.trim().to_string(),
-            )
-            .keep("\n</document>");
+        ask.keep(
+            "\nBase the course on this document (its text, extracted from a PDF):\n<document>\n",
+        )
+        .push(
+            "the document",
+            Cut::Tail {
+                rank: DOCUMENT_RANK,
+                keep_chars: 0,
+            },
+            excerpt.trim().to_string(),
+        )
+        .keep("\n</document>");
     }
     let schema = JsonSchema {
         name: "course_outline".into(),
@@ -328,14 +334,21 @@ pub fn fit_shape(outline: &mut Outline, request: &CourseRequest, shape: &Shape) 
             .filter(|s| s.kind == SceneKind::Quiz)
             .cloned();
         let dropped = outline.scenes.len() - shape.max;
-        outline.scenes.truncate(shape.max - usize::from(last_quiz.is_some()));
+        outline
+            .scenes
+            .truncate(shape.max - usize::from(last_quiz.is_some()));
         outline.scenes.extend(last_quiz);
-        notes.push(format!("{dropped} scenes beyond the course's length were left out"));
+        notes.push(format!(
+            "{dropped} scenes beyond the course's length were left out"
+        ));
     }
     let several = outline.scenes.len() > 1;
     if let Some(first) = outline.scenes.first_mut() {
         if first.kind != SceneKind::Slide && several {
-            notes.push(format!("the first scene ({}) became a slide", first.kind.name()));
+            notes.push(format!(
+                "the first scene ({}) became a slide",
+                first.kind.name()
+            ));
             first.kind = SceneKind::Slide;
         }
     }
@@ -595,10 +608,10 @@ mod tests {
             full_schemas: true,
         };
         let (chat, cuts) = outline_request(&req, small).unwrap();
-        assert!(
-            aula_providers::budget::prompt_tokens(&chat) + chat.max_tokens.unwrap() <= 4_096
-        );
-        assert!(chat.messages[0].content.contains("Antibodies bind antigens"));
+        assert!(aula_providers::budget::prompt_tokens(&chat) + chat.max_tokens.unwrap() <= 4_096);
+        assert!(chat.messages[0]
+            .content
+            .contains("Antibodies bind antigens"));
         assert!(chat.messages[0].content.ends_with("</document>"));
         assert_eq!(cuts.len(), 1, "{cuts:?}");
         assert!(cuts[0].contains("the document"), "{cuts:?}");
@@ -626,7 +639,16 @@ mod tests {
         let got: Vec<_> = outline.scenes.iter().map(|s| s.kind.name()).collect();
         assert_eq!(
             got,
-            ["slide", "slide", "interactive", "slide", "slide", "slide", "slide", "quiz"],
+            [
+                "slide",
+                "slide",
+                "interactive",
+                "slide",
+                "slide",
+                "slide",
+                "slide",
+                "quiz"
+            ],
             "{:?}",
             read.notes
         );
@@ -653,7 +675,10 @@ mod tests {
         let read = parse_outline(&reply(&["slide", "slide", "slide"]), &req).unwrap();
         assert_eq!(read.problems.len(), 1, "3 of the 4 scenes asked for");
         let last = read.value.scenes.last().unwrap();
-        assert_eq!((last.kind, last.title.as_str()), (SceneKind::Quiz, "小测验"));
+        assert_eq!(
+            (last.kind, last.title.as_str()),
+            (SceneKind::Quiz, "小测验")
+        );
         assert_eq!(read.value.scenes.len(), 4);
         let exact = parse_outline(&reply(&["slide", "slide", "slide", "quiz"]), &req).unwrap();
         assert!(exact.problems.is_empty(), "{:?}", exact.problems);

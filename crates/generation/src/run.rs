@@ -17,9 +17,9 @@ use aula_providers::{
     estimate_tokens, stream_chat_with_retry, AbortHandle, ChatRequest, Endpoint, ModelLimits,
     ProviderError, RetryPolicy, Sleeper, StopReason, StreamEvent, Transport,
 };
-use serde::{Deserialize, Serialize};
 use futures_util::future::{select, Either};
 use futures_util::stream::{FuturesUnordered, StreamExt};
+use serde::{Deserialize, Serialize};
 
 use crate::fit::Target;
 use crate::job::{AfterFailure, Job, JobRecord, TaskStats};
@@ -615,8 +615,9 @@ pub struct Plan {
     pub token_budget: Option<u64>,
 }
 
-type TaskRun<'a> =
-    Pin<Box<dyn Future<Output = (String, Result<String, StageError>, TaskStats, Vec<String>)> + 'a>>;
+type TaskRun<'a> = Pin<
+    Box<dyn Future<Output = (String, Result<String, StageError>, TaskStats, Vec<String>)> + 'a>,
+>;
 
 /// Runs the scene tasks to the end: every task finished or given up, the job cancelled, or a
 /// fatal error. `on_event` also gets the record after each change worth saving.

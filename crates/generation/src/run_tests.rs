@@ -173,11 +173,8 @@ fn with_env<T>(model: &Model, control: GenControl, body: impl FnOnce(&Env) -> T)
     let sleeper = Clock(time.clone());
     let now = move || time.get();
     let endpoint = endpoint();
-    let limits = aula_providers::ModelLimits::resolve(
-        &endpoint,
-        Default::default(),
-        Default::default(),
-    );
+    let limits =
+        aula_providers::ModelLimits::resolve(&endpoint, Default::default(), Default::default());
     let env = Env {
         transport: model,
         sleeper: &sleeper,

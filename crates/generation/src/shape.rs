@@ -165,7 +165,15 @@ pub fn shape_for(request: &CourseRequest) -> Shape {
         )
     } else if has_any(
         &text,
-        &["short", "brief", "quick", "简短", "简单介绍", "快速", "简要"],
+        &[
+            "short",
+            "brief",
+            "quick",
+            "简短",
+            "简单介绍",
+            "快速",
+            "简要",
+        ],
     ) {
         (4, false)
     } else if has_any(
@@ -186,7 +194,15 @@ pub fn shape_for(request: &CourseRequest) -> Shape {
     } else if has_any(
         &text,
         &[
-            "child", "kid", "primary", "elementary", "beginner", "小学", "儿童", "入门", "初学",
+            "child",
+            "kid",
+            "primary",
+            "elementary",
+            "beginner",
+            "小学",
+            "儿童",
+            "入门",
+            "初学",
             "零基础",
         ],
     ) {
@@ -208,7 +224,15 @@ pub fn shape_for(request: &CourseRequest) -> Shape {
         (8, false)
     } else if has_any(
         &text,
-        &["high school", "high-school", "secondary", "middle school", "高中", "初中", "中学"],
+        &[
+            "high school",
+            "high-school",
+            "secondary",
+            "middle school",
+            "高中",
+            "初中",
+            "中学",
+        ],
     ) {
         (7, false)
     } else {
@@ -218,7 +242,10 @@ pub fn shape_for(request: &CourseRequest) -> Shape {
     let (min, max) = if exact {
         (scenes, scenes)
     } else {
-        (scenes.saturating_sub(1).max(1), (scenes + 2).min(MAX_SCENES))
+        (
+            scenes.saturating_sub(1).max(1),
+            (scenes + 2).min(MAX_SCENES),
+        )
     };
     let asks_quiz = has_any(&text, &["quiz", "test", "exercise", "测验", "测试", "练习"]);
     let asks_hands_on = has_any(
@@ -324,7 +351,10 @@ mod tests {
         assert_eq!(asking("A 10-minute lesson on tides", "").scenes, 5);
         assert_eq!(asking("a 6 minute intro to DNS", "").scenes, 3);
         assert_eq!(asking("Half an hour on the Roman republic", "").scenes, 15);
-        assert_eq!(asking("A one hour lesson on calculus", "").scenes, MAX_SCENES);
+        assert_eq!(
+            asking("A one hour lesson on calculus", "").scenes,
+            MAX_SCENES
+        );
         assert_eq!(asking("20分钟的光合作用课", "").scenes, 10);
         let shape = asking("A 10-minute lesson", "");
         assert!(shape.min < shape.scenes && shape.scenes < shape.max);
@@ -335,19 +365,31 @@ mod tests {
         assert_eq!(asking("A short intro to tides", "").scenes, 4);
         assert_eq!(asking("An in-depth course on entropy", "").scenes, 10);
         assert_eq!(asking("Fractions", "a primary school kid").scenes, 5);
-        assert_eq!(asking("Cell biology for a high-school lesson", "").scenes, 7);
-        assert_eq!(asking("Group theory", "an advanced undergraduate").scenes, 8);
+        assert_eq!(
+            asking("Cell biology for a high-school lesson", "").scenes,
+            7
+        );
+        assert_eq!(
+            asking("Group theory", "an advanced undergraduate").scenes,
+            8
+        );
         assert_eq!(asking("Photosynthesis", "").scenes, 6);
         // A number that is not a length is not read as one.
         assert_eq!(asking("World War 2 in Europe", "").scenes, 6);
         assert_eq!(asking("How the kidney filters blood", "").scenes, 6);
-        assert_eq!(asking("The latest contest results in 2 scenes", "").quizzes, 0);
+        assert_eq!(
+            asking("The latest contest results in 2 scenes", "").quizzes,
+            0
+        );
     }
 
     #[test]
     fn slides_teach_and_other_kinds_come_only_where_they_serve() {
         let short = asking("Tides in 3 scenes", "");
-        assert_eq!((short.quizzes, short.interactive, short.projects), (1, 0, 0));
+        assert_eq!(
+            (short.quizzes, short.interactive, short.projects),
+            (1, 0, 0)
+        );
         let two = asking("Tides in 2 scenes", "");
         assert_eq!(two.quizzes, 0);
         assert_eq!(asking("Tides in 2 scenes with a quiz", "").quizzes, 1);

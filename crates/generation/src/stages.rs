@@ -85,7 +85,11 @@ impl SceneContext<'_> {
         };
         let _ = writeln!(head, "Language: {directive}");
         if !self.request.learner.trim().is_empty() {
-            let _ = writeln!(head, "The learner: {}", clip(self.request.learner.trim(), 600));
+            let _ = writeln!(
+                head,
+                "The learner: {}",
+                clip(self.request.learner.trim(), 600)
+            );
         }
         let _ = writeln!(head, "\nAll scenes, in order:");
         out.keep(head);
@@ -255,7 +259,13 @@ fn element_text(element: &aula_course::SlideElement) -> String {
     match element {
         E::Text(t) => t.markdown.clone(),
         E::Shape(s) => s.text.clone().unwrap_or_default(),
-        E::Table(t) => t.rows.iter().flatten().cloned().collect::<Vec<_>>().join(" "),
+        E::Table(t) => t
+            .rows
+            .iter()
+            .flatten()
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(" "),
         E::Chart(c) => c.data.labels.join(" "),
         E::Code(c) => c.code.lines().take(6).collect::<Vec<_>>().join(" "),
         _ => String::new(),
@@ -339,7 +349,10 @@ fn slide_schema() -> Value {
         ),
         "table",
     );
-    let latex = kind(frame(json!({"latex": {"type": "string"}}), &["latex"]), "latex");
+    let latex = kind(
+        frame(json!({"latex": {"type": "string"}}), &["latex"]),
+        "latex",
+    );
     let code = kind(
         frame(
             json!({"language": {"type": "string"}, "code": {"type": "string"}}),

@@ -20,8 +20,8 @@ use aula_generation::run::{
     GenControl, GenEvent, Plan, TaskProgress,
 };
 use aula_generation::wire::{progress_report, report as gen_report, GenJob, GenOp, GenReport};
-use aula_providers::wire::{Job, Report};
 use aula_providers::limits::probe_limits;
+use aula_providers::wire::{Job, Report};
 use aula_providers::{
     list_models, stream_chat, stream_chat_with_retry, AbortHandle, ModelLimits, ProviderError,
     RetryPolicy,
@@ -69,7 +69,7 @@ fn run_round_job(job: RoundJob, sink: Sink) {
             },
         )
     };
-    let prepared = match job.prepare() {
+    let mut prepared = match job.prepare() {
         Ok(prepared) => prepared,
         Err(message) => {
             report(RoundEvent::Error {
@@ -83,6 +83,10 @@ fn run_round_job(job: RoundJob, sink: Sink) {
     let control = RoundControl::default();
     ROUNDS.with(|r| r.borrow_mut().insert(id, control.clone()));
     wasm_bindgen_futures::spawn_local(async move {
+        // A local server says how much context it has; every prompt of the round fits it.
+        let server = probe_limits(&FetchTransport, &job.models.agents).await;
+        prepared.context_tokens =
+            ModelLimits::resolve(&job.models.agents, server, job.limits).context_tokens;
         let mut round = Round::new(job.mode.clone(), job.max_turns);
         let mut history = prepared.history.clone();
         run_round(
@@ -178,11 +182,7 @@ fn run_generation(job: GenJob, sink: Sink) {
                     )
                 } else {
                     generate_outline_and_first_contents(
-                        &env,
-                        &request,
-                        &mut stats,
-                        slots,
-                        &mut emit,
+                        &env, &request, &mut stats, slots, &mut emit,
                     )
                     .await
                 };
@@ -395,6 +395,7 @@ mod tests {
             whiteboard_open: false,
             mode: Mode::Questions,
             max_turns: 4,
+            limits: Default::default(),
             history: vec![HistoryLine {
                 who: "learner".into(),
                 text: "Why do we divide by the square root of d_k?".into(),

@@ -496,8 +496,16 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
         }
         let (content, actions) = (content_task(&scene.id), actions_task(&scene.id));
         // Time and tokens: the running call's so far, added to what the scene cost before.
-        let spent = |task: &str| file.record.stats.get(task).map_or((0, 0), |s| (s.ms, s.tokens));
-        let (mut ms, mut tokens) = (spent(&content).0 + spent(&actions).0, spent(&content).1 + spent(&actions).1);
+        let spent = |task: &str| {
+            file.record
+                .stats
+                .get(task)
+                .map_or((0, 0), |s| (s.ms, s.tokens))
+        };
+        let (mut ms, mut tokens) = (
+            spent(&content).0 + spent(&actions).0,
+            spent(&content).1 + spent(&actions).1,
+        );
         if let Some((_, _, live_tokens, live_ms)) = live {
             ms += live_ms;
             tokens += live_tokens;

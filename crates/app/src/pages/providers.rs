@@ -294,7 +294,10 @@ pub fn ProviderSettings() -> impl IntoView {
                 if let (Some(context), Some(slots)) = (limits.context_tokens, limits.slots) {
                     limits_note.set(i18n.fill(
                         Key::provider_limits_found,
-                        &[("context", context.to_string()), ("slots", slots.to_string())],
+                        &[
+                            ("context", context.to_string()),
+                            ("slots", slots.to_string()),
+                        ],
                     ));
                 }
                 persist(connection.get_untracked(), None);
