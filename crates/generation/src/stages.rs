@@ -93,11 +93,13 @@ impl SceneContext<'_> {
         }
         let _ = writeln!(head, "\nAll scenes, in order:");
         out.keep(head);
+        // The same text for every scene of the course up to here (this scene is named after
+        // the list, not marked in it), so a server that caches prompt prefixes reads it once.
         let here = self.position();
         for (i, scene) in outline.scenes.iter().enumerate() {
-            let line = format!("{}. [{}] {}", i + 1, scene.kind.name(), scene.title);
+            let line = format!("{}. [{}] {}\n", i + 1, scene.kind.name(), scene.title);
             if i == here {
-                out.keep(format!("{line}   <- this scene\n"));
+                out.keep(line);
             } else {
                 let distance = i.abs_diff(here).min(10) as u8;
                 out.push(
@@ -105,13 +107,14 @@ impl SceneContext<'_> {
                     Cut::Drop {
                         rank: PLAN_RANK + 10 - distance,
                     },
-                    format!("{line}\n"),
+                    line,
                 );
             }
         }
         let scene = self.scene;
         let mut this = format!(
-            "\nThis scene: \"{}\" ({}).\n",
+            "\nThis scene: {}. \"{}\" ({}).\n",
+            here + 1,
             scene.title,
             scene.kind.name()
         );
@@ -682,11 +685,11 @@ pub fn actions_request(
     content: &SceneContent,
 ) -> Result<(ChatRequest, Vec<String>), TooLong> {
     let mut system = Sections::new();
-    system.keep(
-        "You write what the teacher says and does in one scene of an online class, as a script.\n\n",
-    );
     ctx.course_sections(&mut system);
     let mut out = String::with_capacity(4 * 1024);
+    out.push_str(
+        "\nYou write what the teacher says and does in this scene of the online class, as a script.\n",
+    );
     if let Some(teacher) = ctx
         .request
         .agents
@@ -1268,9 +1271,17 @@ mod tests {
                 target: Target::default(),
             };
             let (content, _) = content_request(&ctx).unwrap();
-            assert!(content.system.contains("<- this scene"));
+            let here = outline.scenes.iter().position(|s| s.id == scene.id).unwrap() + 1;
+            assert!(content.system.contains(&format!("This scene: {here}.")));
             assert!(content.messages[0].content.contains(&scene.title));
             let (script, _) = actions_request(&ctx, &slide()).unwrap();
+            // Both stages of every scene open with the same course text, for prefix caches.
+            let shared = "All scenes, in order:\n1. [slide] Scene 1\n2. [quiz] Scene 2\n";
+            assert!(content.system.contains(shared), "{}", content.system);
+            assert_eq!(
+                content.system.split("\nThis scene:").next(),
+                script.system.split("\nThis scene:").next()
+            );
             for text in [&content.system, &script.system] {
                 assert!(!text.contains("{{"), "{text}");
             }
