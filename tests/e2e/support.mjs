@@ -21,10 +21,11 @@ const MIME = {
 
 export const DIST = resolve(process.env.AULA_DIST ?? "dist");
 
-/** Serves dist/ like a static host with an SPA fallback: unknown paths get index.html.
+/** Serves dist/ like a static host with an SPA fallback: unknown paths get index.html, on
+ *  `port` (a free one by default).
  *  `onRequest(req)` sees every request first and answers it itself by returning true (the
  *  offline test counts requests and cuts them). */
-export async function serveDist({ onRequest } = {}) {
+export async function serveDist({ onRequest, port = 0 } = {}) {
   const server = createServer(async (req, res) => {
     if (onRequest?.(req)) return;
     const url = new URL(req.url, "http://localhost");
@@ -43,9 +44,9 @@ export async function serveDist({ onRequest } = {}) {
       res.writeHead(500).end(String(error));
     }
   });
-  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  const { port } = server.address();
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((ok) => server.close(ok)) };
+  await new Promise((ok) => server.listen(port, "127.0.0.1", ok));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${address.port}`, close: () => new Promise((ok) => server.close(ok)) };
 }
 
 export async function launchBrowser() {

@@ -8,12 +8,15 @@
 //! - `size`: gzip sizes of the release bundle against the budget.
 //! - `bench`: every benchmark, with its same-run baseline ratio, into `target/bench-report.md`.
 //! - `eval-director`: the director scenarios against a real model (needs the user's key).
+//! - `real-model`: Aula writes and teaches courses with a real LLM (a local one by default) and
+//!   writes `target/real-model-report.md`; not part of `test`, which checks its plumbing.
 
 mod bench;
 mod curl;
 mod deps;
 mod eval;
 mod mock;
+mod real_model;
 mod size;
 mod tools;
 
@@ -23,7 +26,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-const USAGE: &str = "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench|eval-director>";
+const USAGE: &str =
+    "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench|eval-director|real-model>";
 
 fn main() {
     if let Err(error) = run_cli() {
@@ -62,6 +66,14 @@ fn run_cli() -> Result<()> {
             tools::bootstrap()?;
             release_build()?;
             e2e()
+        }
+        "real-model" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            if args.iter().any(|a| a == "--help" || a == "-h") {
+                println!("{}", real_model::USAGE);
+                return Ok(());
+            }
+            real_model::run(&args)
         }
         "size" => {
             if !project_root().join("dist").join("index.html").exists() {
@@ -120,7 +132,7 @@ fn dev() -> Result<()> {
     run(Command::new("trunk").args(["serve", "--offline"]))
 }
 
-fn release_build() -> Result<()> {
+pub(crate) fn release_build() -> Result<()> {
     run(Command::new("trunk").args(["build", "--release", "--offline"]))
 }
 
@@ -232,6 +244,10 @@ fn test() -> Result<()> {
         (
             "director eval plumbing (mock-llm)",
             Box::new(eval::self_test),
+        ),
+        (
+            "real-model plumbing",
+            Box::new(real_model::self_test),
         ),
         ("release build", Box::new(release_build)),
         (

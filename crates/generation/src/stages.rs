@@ -190,7 +190,7 @@ Markdown only (**bold**, lists), no HTML, no LaTeX. Body text 18-22, titles 28-3
 Colours are #rrggbb. The slide shows key words and structure; the teacher says the rest.";
 
 const QUIZ_RULES: &str = "You write this scene's quiz: 2 to 4 questions on what the course has \
-taught so far, from easy to harder. Reply with one JSON object: {\"questions\": [question, ...]}, \
+taught so far, from easy to harder, the last one a short answer in the learner's own words. Reply with one JSON object: {\"questions\": [question, ...]}, \
 each question one of:\n\
 - {\"type\":\"single\",\"id\",\"question\",\"options\":[{\"id\":\"a\",\"text\"},...],\"answer\":option id,\"explanation\",\"points\":1}\n\
 - {\"type\":\"multiple\",\"id\",\"question\",\"options\":[...],\"answers\":[option ids],\"explanation\",\"points\":2}\n\
@@ -276,142 +276,15 @@ fn element_text(element: &aula_course::SlideElement) -> String {
 }
 
 /// A slide as a JSON schema that a server enforcing schemas samples by: 3 to 7 elements, each
-/// one of the element kinds the rules name, with its fields.
+/// one of the element kinds the rules name, with its fields. Kept as JSON text: built with
+/// `json!` it cost the AI worker several KB of code.
 fn slide_schema() -> Value {
-    let frame = |extra: Value, required: &[&str]| {
-        let mut properties = json!({
-            "type": {"type": "string"},
-            "id": {"type": "string"},
-            "left": {"type": "number"},
-            "top": {"type": "number"},
-            "width": {"type": "number"},
-            "height": {"type": "number"},
-        });
-        if let (Some(base), Value::Object(more)) = (properties.as_object_mut(), extra) {
-            base.extend(more);
-        }
-        let mut all = vec!["type", "id", "left", "top", "width", "height"];
-        all.extend_from_slice(required);
-        json!({"type": "object", "properties": properties, "required": all, "additionalProperties": false})
-    };
-    let kind = |mut schema: Value, name: &str| {
-        schema["properties"]["type"] = json!({"type": "string", "enum": [name]});
-        schema
-    };
-    let text = kind(
-        frame(
-            json!({"markdown": {"type": "string"}, "font_size": {"type": "number"}, "color": {"type": "string"}, "align": {"type": "string", "enum": ["left", "center", "right"]}}),
-            &["markdown"],
-        ),
-        "text",
-    );
-    let shape = kind(
-        frame(
-            json!({"shape": {"type": "string", "enum": ["rectangle", "rounded_rectangle", "ellipse", "triangle", "arrow"]}, "fill": {"type": "string"}, "text": {"type": "string"}}),
-            &["shape", "fill"],
-        ),
-        "shape",
-    );
-    let point = json!({"type": "array", "items": {"type": "number"}, "minItems": 2, "maxItems": 2});
-    let line = json!({
-        "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": ["line"]},
-            "id": {"type": "string"},
-            "start": point,
-            "end": point,
-            "color": {"type": "string"},
-            "width": {"type": "number"},
-        },
-        "required": ["type", "id", "start", "end"],
-        "additionalProperties": false,
-    });
-    let chart = kind(
-        frame(
-            json!({
-                "chart_type": {"type": "string", "enum": ["bar", "column", "line", "pie", "ring", "area", "radar", "scatter"]},
-                "data": {
-                    "type": "object",
-                    "properties": {
-                        "labels": {"type": "array", "items": {"type": "string"}},
-                        "legends": {"type": "array", "items": {"type": "string"}},
-                        "series": {"type": "array", "items": {"type": "array", "items": {"type": "number"}}},
-                    },
-                    "required": ["labels", "legends", "series"],
-                    "additionalProperties": false,
-                },
-            }),
-            &["chart_type", "data"],
-        ),
-        "chart",
-    );
-    let table = kind(
-        frame(
-            json!({"rows": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}}, "header": {"type": "boolean"}}),
-            &["rows"],
-        ),
-        "table",
-    );
-    let latex = kind(
-        frame(json!({"latex": {"type": "string"}}), &["latex"]),
-        "latex",
-    );
-    let code = kind(
-        frame(
-            json!({"language": {"type": "string"}, "code": {"type": "string"}}),
-            &["language", "code"],
-        ),
-        "code",
-    );
-    json!({
-        "type": "object",
-        "properties": {
-            "elements": {
-                "type": "array",
-                "minItems": 3,
-                "maxItems": 7,
-                "items": {"anyOf": [text, shape, line, chart, table, latex, code]},
-            },
-        },
-        "required": ["elements"],
-        "additionalProperties": false,
-    })
+    serde_json::from_str(include_str!("../schemas/slide.json")).unwrap_or_default()
 }
 
 /// A project briefing as a JSON schema.
 fn project_schema() -> Value {
-    let agent = json!({
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "role": {"type": "string"}, "persona": {"type": "string"}},
-        "required": ["name", "role", "persona"],
-        "additionalProperties": false,
-    });
-    let issue = json!({
-        "type": "object",
-        "properties": {"id": {"type": "string"}, "title": {"type": "string"}, "description": {"type": "string"}, "owner": {"type": "string"}},
-        "required": ["id", "title", "description", "owner"],
-        "additionalProperties": false,
-    });
-    json!({
-        "type": "object",
-        "properties": {
-            "briefing": {"type": "string"},
-            "objectives": {"type": "array", "items": {"type": "string"}, "minItems": 2, "maxItems": 4},
-            "project": {
-                "type": "object",
-                "properties": {
-                    "title": {"type": "string"},
-                    "description": {"type": "string"},
-                    "agents": {"type": "array", "items": agent, "minItems": 2, "maxItems": 3},
-                    "issues": {"type": "array", "items": issue, "minItems": 2, "maxItems": 5},
-                },
-                "required": ["title", "description", "agents", "issues"],
-                "additionalProperties": false,
-            },
-        },
-        "required": ["briefing", "objectives", "project"],
-        "additionalProperties": false,
-    })
+    serde_json::from_str(include_str!("../schemas/project.json")).unwrap_or_default()
 }
 
 /// A script as a JSON schema: spoken text and the actions this scene allows, spotlight and
@@ -583,13 +456,29 @@ fn content_from_value(
     let content: SceneContent = serde_json::from_value(value)
         .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
     check_scene(ctx, content.clone(), Vec::new())?;
-    Ok(Read::clean(
-        Written {
-            value: content,
-            json,
-        },
-        notes,
-    ))
+    let mut problems = Vec::new();
+    if let SceneContent::Quiz(quiz) = &content {
+        let short = quiz
+            .questions
+            .iter()
+            .any(|q| matches!(q, aula_course::scene::QuizQuestion::Short(_)));
+        if !short {
+            problems.push(
+                "the quiz has no short-answer question; make the last question one (type \"short\", with a reference_answer)"
+                    .to_string(),
+            );
+        }
+    }
+    Ok(Read {
+        problems,
+        ..Read::clean(
+            Written {
+                value: content,
+                json,
+            },
+            notes,
+        )
+    })
 }
 
 /// Gives every slide element an id, unique in the slide (code decides ids, not the model).
@@ -1162,6 +1051,37 @@ mod tests {
             {"type": "text", "id": "title", "left": 40, "top": 20, "width": 900, "height": 60, "markdown": "Tides"}
         ]}))
         .unwrap()
+    }
+
+    #[test]
+    fn the_full_schemas_parse_and_name_the_fields_the_course_model_reads() {
+        let slide = slide_schema();
+        let kinds = slide["properties"]["elements"]["items"]["anyOf"]
+            .as_array()
+            .expect("element kinds");
+        assert_eq!(kinds.len(), 7);
+        let fixture: Value =
+            serde_json::from_str(include_str!("../fixtures/photosynthesis.json")).unwrap();
+        for content in fixture["content"].as_object().unwrap().values() {
+            for element in content["elements"].as_array().into_iter().flatten() {
+                let kind = element["type"].as_str().unwrap();
+                let schema = kinds
+                    .iter()
+                    .find(|k| k["properties"]["type"]["enum"][0] == kind)
+                    .unwrap_or_else(|| panic!("no schema for {kind}"));
+                for key in element.as_object().unwrap().keys() {
+                    assert!(
+                        schema["properties"].get(key).is_some(),
+                        "{kind}.{key} is not in the slide schema"
+                    );
+                }
+            }
+        }
+        let project = project_schema();
+        assert_eq!(
+            project["required"],
+            json!(["briefing", "objectives", "project"])
+        );
     }
 
     #[test]
