@@ -185,18 +185,51 @@ fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> im
     }
 }
 
-/// An interactive page: LLM-written HTML, so it runs in a sandbox with scripts but without
-/// same-origin access (no cookies, storage or DOM of Aula).
+/// Put in front of an interactive page's HTML. The page is LLM-written: its frame is
+/// `sandbox="allow-scripts allow-forms"`, never `allow-same-origin` (an opaque origin: no storage,
+/// keys or DOM of Aula), and without top navigation or popups it can only change itself.
+/// `allow-forms`, because without it the browser drops a submission before the `submit` event:
+/// the page's own handlers never ran and its Submit did nothing. The script keeps a submission or
+/// a link from reloading or blanking the frame (a srcdoc page has nowhere to go): it cancels them
+/// in the capture phase, so the page's handlers still run; runs `javascript:` URLs, which
+/// Chromium drops in an opaque-origin frame; makes `form.submit()` fire `submit` like a button;
+/// shows `alert()`, which the sandbox blocks, as a note in the page; and scrolls what a click
+/// changed (the answer under a Submit) into the frame's view. A convenience, not a wall: a page
+/// that undoes it only breaks itself. The styles keep radio buttons and checkboxes beside their
+/// labels against generic rules (`input { width: 100% }`, `label { display: block }`); the
+/// page's rules by class, id or type still win. A srcdoc page is never in quirks mode, so coming
+/// before its doctype changes nothing.
+const FRAME_PRELUDE: &str = concat!(
+    "<script>(function(){var t,o=new MutationObserver(function(l){",
+    // `scrollBy`, not `scrollIntoView`, which would scroll the classroom around the frame too.
+    r#"for(var i=0;i<l.length;i++){var n=l[i].target,r;n=n.nodeType==1?n:n.parentElement;"#,
+    r#"if(n&&n!=document.body&&n!=document.documentElement&&(r=n.getBoundingClientRect()).height){o.disconnect();"#,
+    r#"scrollBy(0,r.bottom>innerHeight?Math.min(r.bottom-innerHeight+8,r.top):Math.min(r.top,0));return}}});"#,
+    r#"function w(){o.observe(document,{childList:!0,subtree:!0,characterData:!0});clearTimeout(t);t=setTimeout(function(){o.disconnect()},1e3)}"#,
+    r#"function j(u){var m=/^\s*javascript:([\s\S]*)/i.exec(u||"");m&&setTimeout(function(){var c=m[1];try{c=decodeURIComponent(c)}catch(x){}(0,eval)(c)})}"#,
+    r#"addEventListener("submit",function(e){var f=e.target,b=e.submitter;w();if((b&&b.formMethod||f.method)!="dialog"){e.preventDefault();j(b&&b.getAttribute("formaction")||f.getAttribute("action"))}},!0);"#,
+    r#"addEventListener("click",function(e){var a=e.target.closest&&e.target.closest("a[href]"),h=a&&a.getAttribute("href");w();if(h&&!/^#/.test(h)){e.preventDefault();j(h)}},!0);"#,
+    r#"HTMLFormElement.prototype.submit=function(){this.requestSubmit()};"#,
+    r#"alert=function(t){var d=document.createElement("p");d.textContent=t;d.setAttribute("role","status");d.onclick=d.remove;"#,
+    r#"d.style.cssText="position:fixed;left:8px;right:8px;bottom:8px;z-index:2147483647;margin:0;padding:10px 14px;border-radius:8px;background:#111322;color:#fff;font:16px/1.4 system-ui,sans-serif";"#,
+    r#"document.documentElement.append(d);setTimeout(function(){d.remove()},6e3)}"#,
+    "})()</script><style>",
+    "input:is([type=radio],[type=checkbox]){display:inline-block;width:auto;height:auto;margin:.25em .5em .25em 0;vertical-align:middle}",
+    "html body :where(input[type=radio],input[type=checkbox])+label{display:inline-block;box-sizing:border-box;width:calc(100% - 2em);vertical-align:middle}",
+    "</style>",
+);
+
+/// An interactive page: LLM-written HTML in a sandboxed frame (see [`FRAME_PRELUDE`]).
 #[component]
 fn InteractiveScene(session: Session, scene_index: usize) -> impl IntoView {
     let i18n = use_i18n();
     let html = session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
-        Some(SceneContent::Interactive(page)) => page.html.clone(),
+        Some(SceneContent::Interactive(page)) => format!("{FRAME_PRELUDE}{}", page.html),
         _ => String::new(),
     });
     view! {
         <div class="scene-page interactive">
-            <iframe class="interactive-frame" sandbox="allow-scripts" srcdoc=html title=move || t_string!(i18n, interactive_title) referrerpolicy="no-referrer"></iframe>
+            <iframe class="interactive-frame" sandbox="allow-scripts allow-forms" srcdoc=html title=move || t_string!(i18n, interactive_title) referrerpolicy="no-referrer"></iframe>
             <button class="primary continue" on:click=move |_| session.send(Command::FinishScene)>{t!(i18n, continue_button)}</button>
         </div>
     }
