@@ -56,6 +56,8 @@ before(async () => {
   opened = await openPage(browser, { viewport: { width: 1280, height: 720 } });
   // Headless Chromium has no voices: narration is captions timed by the reading estimate.
   await opened.page.addInitScript(() => {
+    // Init scripts run in every frame too; a sandboxed interactive page may not touch storage.
+    if (window !== window.top) return;
     localStorage.setItem("aula.captions_only", "true");
     localStorage.setItem("aula.speed", "2");
   });
