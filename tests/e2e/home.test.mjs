@@ -59,6 +59,26 @@ test("language switches to Chinese and back, and the choice survives a reload", 
   await context.close();
 });
 
+test("the classmates' names follow the course language, but a name the learner typed stays", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await page.goto(server.url);
+  await page.getByTestId("library-empty").waitFor();
+  await page.locator("details.prompt-options summary").click();
+  const names = () => page.getByTestId("prompt-classmate-name").evaluateAll((inputs) => inputs.map((i) => i.value));
+  assert.deepEqual(await names(), ["Mia", "Leo", "Noor"]);
+
+  await page.getByTestId("prompt-classmate-name").nth(1).fill("Captain Pun");
+  await page.getByTestId("prompt-language").selectOption("zh-CN");
+  assert.deepEqual(await names(), ["小敏", "Captain Pun", "静怡"]);
+  await page.getByTestId("prompt-language").selectOption("de");
+  assert.deepEqual(await names(), ["Lena", "Captain Pun", "Emma"]);
+  await page.getByTestId("prompt-classmate-name").nth(1).fill("");
+  await page.getByTestId("prompt-language").selectOption("ja");
+  assert.deepEqual(await names(), ["美緒", "", "紗良"], "an emptied name is the learner's too");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("theme toggles to dark, survives a reload, and follows the settings page", async () => {
   const { context, page, problems } = await openPage(browser, { colorScheme: "light" });
   const theme = () => page.locator("html").getAttribute("data-theme");

@@ -1,8 +1,9 @@
 //! The course: Aula's data and its file format. A [`Course`] holds its agents and its scenes
 //! (slide, quiz, interactive, project); each scene has a script of [`Action`]s. This crate owns
 //! the versioned JSON format, its validation, the one definition of which actions block
-//! ([`Action::is_fire_and_forget`]), the one table of playback durations ([`durations`]) and the
-//! message contract with interactive pages ([`widget`]).
+//! ([`Action::is_fire_and_forget`]), the one table of playback durations ([`durations`]), which
+//! script a language writes in ([`language`]) and the message contract with interactive pages
+//! ([`widget`]).
 //!
 //! It is plain data with serde and must never depend on a browser type (web-sys, leptos, gloo,
 //! wasm-bindgen), an async runtime, or any other Aula crate: every other crate depends on it.
@@ -11,6 +12,7 @@ pub mod action;
 pub mod agent;
 pub mod durations;
 mod fields;
+pub mod language;
 pub mod quiz;
 pub mod scene;
 mod validate;
@@ -20,7 +22,8 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use action::{Action, ActionKind, RecordedTurn};
-pub use agent::{default_agents, AgentProfile, AgentRole, AgentVoice};
+pub use agent::{default_agents, default_agents_for, recast, AgentProfile, AgentRole, AgentVoice};
+pub use language::{writes_in, writes_in_all, LanguageCheck, Script};
 pub use scene::{
     Frame, ProjectAgent, ProjectBriefing, ProjectConfig, ProjectIssue, Scene, SceneContent,
     SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH,

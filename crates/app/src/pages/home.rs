@@ -48,7 +48,7 @@ fn PromptBox() -> impl IntoView {
         }
         .to_string(),
     );
-    let cast = RwSignal::new(aula_course::default_agents());
+    let cast = RwSignal::new(aula_course::default_agents_for(&language.get_untracked()));
     let included = RwSignal::new(vec![true; cast.with_untracked(Vec::len)]);
     let document = RwSignal::new(None::<Document>);
     let pdf_note = RwSignal::new(String::new());
@@ -147,7 +147,11 @@ fn PromptBox() -> impl IntoView {
                     <summary>{t!(i18n, prompt_more)}</summary>
                     <label class="field">
                         <span>{t!(i18n, prompt_language)}</span>
-                        <select data-testid="prompt-language" on:change=move |ev| language.set(event_target_value(&ev))>
+                        <select data-testid="prompt-language" on:change=move |ev| {
+                            let tag = event_target_value(&ev);
+                            cast.update(|c| aula_course::recast(c, &language.get_untracked(), &tag));
+                            language.set(tag);
+                        }>
                             {COURSE_LANGUAGES.iter().map(|(tag, name)| view! {
                                 <option value=*tag selected=move || language.get() == *tag>{*name}</option>
                             }).collect_view()}
@@ -159,14 +163,17 @@ fn PromptBox() -> impl IntoView {
                     </label>
                     <fieldset class="field">
                         <legend>{t!(i18n, prompt_classmates)}</legend>
-                        {cast.get_untracked().into_iter().enumerate().filter(|(_, a)| a.role != aula_course::AgentRole::Teacher).map(|(i, agent)| view! {
+                        {cast.get_untracked().into_iter().enumerate().filter(|(_, a)| a.role != aula_course::AgentRole::Teacher).map(|(i, _)| {
+                            // The name follows the course language (`recast`) until the learner edits it.
+                            let name = dyn_text(move || cast.with(|c| c[i].name.clone()));
+                            view! {
                             <label class="classmate">
                                 <input type="checkbox" data-testid="prompt-classmate" prop:checked=move || included.with(|v| v[i])
                                     on:change=move |ev| { let on = event_target_checked(&ev); included.update(|v| v[i] = on) }/>
-                                <input class="classmate-name" value=agent.name.clone() aria-label=agent.name.clone()
+                                <input class="classmate-name" data-testid="prompt-classmate-name" prop:value=name aria-label=name
                                     on:input=move |ev| { let name = event_target_value(&ev); cast.update(|c| c[i].name = name) }/>
                             </label>
-                        }).collect_view()}
+                        }}).collect_view()}
                     </fieldset>
                     <label class="field">
                         <span>{t!(i18n, prompt_pdf)}</span>
