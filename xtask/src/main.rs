@@ -245,10 +245,7 @@ fn test() -> Result<()> {
             "director eval plumbing (mock-llm)",
             Box::new(eval::self_test),
         ),
-        (
-            "real-model plumbing",
-            Box::new(real_model::self_test),
-        ),
+        ("real-model plumbing", Box::new(real_model::self_test)),
         ("release build", Box::new(release_build)),
         (
             "bundle size budget",

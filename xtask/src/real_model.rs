@@ -113,7 +113,9 @@ pub fn parse_args(args: &[String]) -> Result<Options> {
     }
     match (&options.base_url, &options.model) {
         (Some(_), None) => bail!("--base-url needs --model\n{USAGE}"),
-        (None, Some(_)) => bail!("--model needs --base-url (the local server has its own)\n{USAGE}"),
+        (None, Some(_)) => {
+            bail!("--model needs --base-url (the local server has its own)\n{USAGE}")
+        }
         _ => {}
     }
     if options.preset.is_empty() {
@@ -151,7 +153,12 @@ pub fn sha256_of(path: &Path) -> Result<String> {
     let output = Command::new("sha256sum")
         .arg(path)
         .output()
-        .or_else(|_| Command::new("shasum").args(["-a", "256"]).arg(path).output())
+        .or_else(|_| {
+            Command::new("shasum")
+                .args(["-a", "256"])
+                .arg(path)
+                .output()
+        })
         .context("computing a SHA-256 needs sha256sum (coreutils) or shasum")?;
     if !output.status.success() {
         bail!("could not hash {}", path.display());
@@ -181,10 +188,25 @@ fn install() -> Result<(PathBuf, PathBuf)> {
         status_line("real-model: llama.cpp server   ok (installed)");
     } else {
         status_line(&format!("real-model: installing {XLLAMACPP} (PyPI)"));
-        crate::run(Command::new("python3").arg("-m").arg("venv").arg("--clear").arg(&venv))?;
-        crate::run(Command::new(&python)
-            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps"])
-            .arg(XLLAMACPP))?;
+        crate::run(
+            Command::new("python3")
+                .arg("-m")
+                .arg("venv")
+                .arg("--clear")
+                .arg(&venv),
+        )?;
+        crate::run(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                ])
+                .arg(XLLAMACPP),
+        )?;
     }
     let model = home.join(MODEL_FILE);
     let ready = model.metadata().is_ok_and(|m| m.len() == MODEL_BYTES)
@@ -198,10 +220,20 @@ fn install() -> Result<(PathBuf, PathBuf)> {
         let parts_dir = home.join("parts");
         let _ = std::fs::remove_dir_all(&parts_dir);
         let packages: Vec<String> = model_parts().into_iter().map(|(p, _)| p).collect();
-        crate::run(Command::new(&python)
-            .args(["-m", "pip", "install", "-q", "--disable-pip-version-check", "--no-deps", "--target"])
-            .arg(&parts_dir)
-            .args(&packages))?;
+        crate::run(
+            Command::new(&python)
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "-q",
+                    "--disable-pip-version-check",
+                    "--no-deps",
+                    "--target",
+                ])
+                .arg(&parts_dir)
+                .args(&packages),
+        )?;
         let partial = home.join(format!("{MODEL_FILE}.part"));
         {
             let mut out = std::fs::File::create(&partial)?;
@@ -235,7 +267,9 @@ pub fn free_port() -> Result<u16> {
 /// The status of `GET http://127.0.0.1:{port}{path}`, or `None` when nothing answers.
 fn http_status(port: u16, path: &str) -> Option<u16> {
     let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .ok()?;
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
@@ -255,7 +289,9 @@ struct Server {
 impl Drop for Server {
     fn drop(&mut self) {
         // SIGTERM first, so the server closes cleanly; then make sure.
-        let _ = Command::new("kill").arg(self.child.id().to_string()).status();
+        let _ = Command::new("kill")
+            .arg(self.child.id().to_string())
+            .status();
         for _ in 0..50 {
             if matches!(self.child.try_wait(), Ok(Some(_))) {
                 return;
@@ -280,7 +316,12 @@ fn start_server(
     ));
     let log = std::fs::File::create(project_root().join("target").join("real-model-server.log"))?;
     let mut child = Command::new(python)
-        .arg(project_root().join("tests").join("real-model").join("serve.py"))
+        .arg(
+            project_root()
+                .join("tests")
+                .join("real-model")
+                .join("serve.py"),
+        )
         .arg("--model")
         .arg(model)
         .args(["--alias", MODEL_ALIAS])
@@ -315,7 +356,11 @@ fn start_server(
 }
 
 /// Plays the director scenarios through the model, as `eval-director` does.
-fn director_eval(options: &Options, base_url: &str, model: &str) -> Result<BTreeMap<String, Tally>> {
+fn director_eval(
+    options: &Options,
+    base_url: &str,
+    model: &str,
+) -> Result<BTreeMap<String, Tally>> {
     let eval_options = eval::Options {
         provider: options.preset.clone(),
         model: model.to_owned(),
@@ -325,7 +370,10 @@ fn director_eval(options: &Options, base_url: &str, model: &str) -> Result<BTree
         scenario: None,
         key_env: options.key_env.clone(),
     };
-    eval::evaluate(&eval_options, &project_root().join("crates/director/scenarios"))
+    eval::evaluate(
+        &eval_options,
+        &project_root().join("crates/director/scenarios"),
+    )
 }
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -356,7 +404,12 @@ pub fn run(args: &[String]) -> Result<()> {
     status_line("real-model: the suite (tens of minutes on two cores)");
     let mut suite = Command::new("node");
     suite
-        .args(["--test", "--test-concurrency=1", "--test-reporter=spec", "tests/real-model/"])
+        .args([
+            "--test",
+            "--test-concurrency=1",
+            "--test-reporter=spec",
+            "tests/real-model/",
+        ])
         .env("AULA_DIST", project_root().join("dist"))
         .env("AULA_PAGE_PORT", page_port.to_string())
         .env("REAL_MODEL_URL", &base_url)
@@ -489,7 +542,11 @@ fn stage_of(task: &str, kinds: &BTreeMap<String, String>) -> String {
 }
 
 /// The report, in Markdown, from the suite's results and the director eval's tallies.
-pub fn render_report(facts: &RunFacts, results: &Value, tallies: &BTreeMap<String, Tally>) -> String {
+pub fn render_report(
+    facts: &RunFacts,
+    results: &Value,
+    tallies: &BTreeMap<String, Tally>,
+) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "# Real-model report\n");
     let _ = writeln!(
@@ -506,7 +563,11 @@ pub fn render_report(facts: &RunFacts, results: &Value, tallies: &BTreeMap<Strin
         } else {
             String::new()
         },
-        if facts.suite_passed { "passed" } else { "FAILED" },
+        if facts.suite_passed {
+            "passed"
+        } else {
+            "FAILED"
+        },
         seconds((facts.suite_seconds * 1000.0) as u64),
         seconds((facts.eval_seconds * 1000.0) as u64),
     );
@@ -525,7 +586,10 @@ pub fn render_report(facts: &RunFacts, results: &Value, tallies: &BTreeMap<Strin
     }
     let courses = results["courses"].as_array().cloned().unwrap_or_default();
     if courses.is_empty() {
-        let _ = writeln!(out, "No course results were written (see the suite's output).\n");
+        let _ = writeln!(
+            out,
+            "No course results were written (see the suite's output).\n"
+        );
     }
     let mut all = BTreeMap::<String, StageTotals>::new();
     let mut summary = String::new();
@@ -599,14 +663,29 @@ pub fn render_report(facts: &RunFacts, results: &Value, tallies: &BTreeMap<Strin
         for scene in course["scenes"].as_array().into_iter().flatten() {
             let cost = |task: &str| {
                 let id = scene["id"].as_str().unwrap_or("");
-                let s = &stats.get(&format!("{id}/{task}")).cloned().unwrap_or(Value::Null);
-                (s["ms"].as_u64().unwrap_or(0), s["tokens"].as_u64().unwrap_or(0))
+                let s = &stats
+                    .get(&format!("{id}/{task}"))
+                    .cloned()
+                    .unwrap_or(Value::Null);
+                (
+                    s["ms"].as_u64().unwrap_or(0),
+                    s["tokens"].as_u64().unwrap_or(0),
+                )
             };
             let (content, script) = (cost("content"), cost("actions"));
             let shots: Vec<String> = ["shot", "phone_shot"]
                 .iter()
                 .filter_map(|k| scene[*k].as_str())
-                .map(|path| format!("[{}]({path})", if path.contains("phone") { "phone" } else { "1280×720" }))
+                .map(|path| {
+                    format!(
+                        "[{}]({path})",
+                        if path.contains("phone") {
+                            "phone"
+                        } else {
+                            "1280×720"
+                        }
+                    )
+                })
                 .collect();
             let _ = writeln!(
                 out,
@@ -666,7 +745,10 @@ pub fn render_report(facts: &RunFacts, results: &Value, tallies: &BTreeMap<Strin
         out.push_str(&stage_table(&all));
         out.push('\n');
     }
-    let _ = writeln!(out, "## Director scenarios (eval-director through the same model)\n");
+    let _ = writeln!(
+        out,
+        "## Director scenarios (eval-director through the same model)\n"
+    );
     if tallies.is_empty() {
         let _ = writeln!(out, "Not run, or failed (see the output).\n");
     } else {
@@ -767,7 +849,12 @@ pub fn self_test() -> Result<()> {
         suite_passed: true,
     };
     let report = render_report(&facts, &results, &tallies);
-    for needle in ["| slide content |", "4 / 4 (100%)", "## Director scenarios", "| premature_end | 2 |"] {
+    for needle in [
+        "| slide content |",
+        "4 / 4 (100%)",
+        "## Director scenarios",
+        "| premature_end | 2 |",
+    ] {
         if !report.contains(needle) {
             bail!("the report lacks {needle:?}:\n{report}");
         }
@@ -805,7 +892,10 @@ mod tests {
             "big-model",
         ]))
         .unwrap();
-        assert_eq!(hosted.base_url.as_deref(), Some("https://api.example.com/v1"));
+        assert_eq!(
+            hosted.base_url.as_deref(),
+            Some("https://api.example.com/v1")
+        );
         assert_eq!(hosted.preset, "custom");
         assert!(parse_args(&args(&["--base-url", "https://x/v1"])).is_err());
         assert!(parse_args(&args(&["--model", "m"])).is_err());
@@ -846,7 +936,10 @@ mod tests {
             redact_url("https://user:sk-secret@api.example.com/v1?key=sk-2"),
             "https://api.example.com/v1"
         );
-        assert_eq!(redact_url("http://127.0.0.1:8081/v1"), "http://127.0.0.1:8081/v1");
+        assert_eq!(
+            redact_url("http://127.0.0.1:8081/v1"),
+            "http://127.0.0.1:8081/v1"
+        );
     }
 
     #[test]

@@ -22,7 +22,10 @@ use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 pub use action::{Action, ActionKind, RecordedTurn};
-pub use agent::{default_agents, default_agents_for, recast, AgentProfile, AgentRole, AgentVoice};
+pub use agent::{
+    default_agents, default_agents_for, recast, rename_cast, speak_course_language, AgentProfile,
+    AgentRole, AgentVoice,
+};
 pub use language::{writes_in, writes_in_all, LanguageCheck, Script};
 pub use scene::{
     Frame, ProjectAgent, ProjectBriefing, ProjectConfig, ProjectIssue, Scene, SceneContent,

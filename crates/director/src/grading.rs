@@ -101,13 +101,19 @@ pub fn grading_request(course: &Course, question: &ShortAnswer, answer: &str) ->
     let _ = writeln!(
         system,
         "\n# The question\n{}",
-        clip_tokens(&preview(&question.question, QUESTION_CHARS), QUESTION_TOKENS)
+        clip_tokens(
+            &preview(&question.question, QUESTION_CHARS),
+            QUESTION_TOKENS
+        )
     );
     let _ = writeln!(
         system,
         "\n# A full-marks answer ({points} {})\n{}",
         if points == 1 { "point" } else { "points" },
-        clip_tokens(&preview(&question.reference_answer, QUESTION_CHARS), QUESTION_TOKENS)
+        clip_tokens(
+            &preview(&question.reference_answer, QUESTION_CHARS),
+            QUESTION_TOKENS
+        )
     );
     if let Some(explanation) = question
         .explanation

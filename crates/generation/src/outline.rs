@@ -220,6 +220,15 @@ pub fn parse_outline(reply: &str, request: &CourseRequest) -> Result<Read<Outlin
             )
         });
     }
+    let texts = outline.scenes.iter().flat_map(|scene| {
+        std::iter::once(scene.title.as_str())
+            .chain(std::iter::once(scene.goal.as_str()))
+            .chain(scene.key_points.iter().map(String::as_str))
+    });
+    problems.extend(crate::stages::language_problem(
+        std::iter::once(outline.title.as_str()).chain(texts),
+        &request.language,
+    ));
     let mut notes = fit_shape(&mut outline, request, &shape);
     if repaired {
         notes.push("the reply needed repair".into());
@@ -672,16 +681,37 @@ mod tests {
         let mut req = request();
         req.topic = "光合作用，4个场景".into();
         req.language = "zh-CN".into();
-        let read = parse_outline(&reply(&["slide", "slide", "slide"]), &req).unwrap();
-        assert_eq!(read.problems.len(), 1, "3 of the 4 scenes asked for");
+        let chinese = |kinds: &[&str]| {
+            let scenes: Vec<Value> = kinds
+                .iter()
+                .enumerate()
+                .map(|(i, k)| json!({"kind": k, "title": format!("光合作用的第{}部分", i + 1), "goal": "理解植物怎样把光能变成化学能", "key_points": ["叶绿素吸收光", "二氧化碳和水", "产生葡萄糖和氧气"]}))
+                .collect();
+            json!({"title": "光合作用", "scenes": scenes}).to_string()
+        };
+        let read = parse_outline(&chinese(&["slide", "slide", "slide"]), &req).unwrap();
+        assert_eq!(
+            read.problems.len(),
+            1,
+            "3 of the 4 scenes asked for: {:?}",
+            read.problems
+        );
         let last = read.value.scenes.last().unwrap();
         assert_eq!(
             (last.kind, last.title.as_str()),
             (SceneKind::Quiz, "小测验")
         );
         assert_eq!(read.value.scenes.len(), 4);
-        let exact = parse_outline(&reply(&["slide", "slide", "slide", "quiz"]), &req).unwrap();
+        let exact = parse_outline(&chinese(&["slide", "slide", "slide", "quiz"]), &req).unwrap();
         assert!(exact.problems.is_empty(), "{:?}", exact.problems);
+        // A plan written in English for a Chinese course is sent back with why.
+        let english = parse_outline(&reply(&["slide", "slide", "slide", "quiz"]), &req).unwrap();
+        assert_eq!(english.problems.len(), 1, "{:?}", english.problems);
+        assert!(
+            english.problems[0].contains("Chinese"),
+            "{:?}",
+            english.problems
+        );
     }
 
     #[test]

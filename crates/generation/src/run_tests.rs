@@ -608,3 +608,253 @@ fn an_early_content_whose_scene_moved_or_changed_is_dropped() {
     assert_eq!(kept, ["s1/content"]);
     assert_eq!(record.tokens_spent, 15);
 }
+
+/// The fixture's script for `title` with its spoken items cut to their first few words.
+fn thin_script(body: &Value) -> Option<String> {
+    let reply = fixture_reply(body);
+    let mut items: Vec<Value> = serde_json::from_str(&reply).ok()?;
+    for item in &mut items {
+        if item["type"] == "text" {
+            let short: String = item["content"]
+                .as_str()?
+                .split(' ')
+                .take(3)
+                .collect::<Vec<_>>()
+                .join(" ");
+            item["content"] = Value::String(short);
+        }
+    }
+    Some(Value::Array(items).to_string())
+}
+
+fn asks_for_script(body: &Value) -> bool {
+    body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .is_some_and(|m| m.starts_with("Write the script"))
+}
+
+/// A second try carries the first reply and the reason after the first question.
+fn is_correction(body: &Value) -> bool {
+    body["messages"].as_array().is_some_and(|m| m.len() > 2)
+}
+
+#[test]
+fn a_narration_too_thin_for_its_slide_goes_back_once_and_the_fuller_one_is_kept() {
+    // Every first script is three words a sentence; the corrected one is the fixture's.
+    let model = Model::new(|body, _| {
+        (asks_for_script(body) && !is_correction(body))
+            .then(|| thin_script(body).map(|t| ok(&t)))
+            .flatten()
+    });
+    let run = run(&model);
+    assert!(run.record.failed.is_empty(), "{:?}", run.record.failed);
+    let corrections: Vec<String> = model
+        .last_messages()
+        .into_iter()
+        .filter(|m| m.contains("could not be used as it is"))
+        .collect();
+    assert!(!corrections.is_empty());
+    assert!(
+        corrections[0].contains("words in all"),
+        "{}",
+        corrections[0]
+    );
+    let stats = &run.record.stats["s1/actions"];
+    assert_eq!((stats.calls, stats.corrections), (2, 1));
+    // The fuller script is what the course plays.
+    let course = assemble_json("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = Course::from_json(&course).unwrap();
+    let said: usize = course.scenes[0]
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Speech(s) => Some(s.text.split_whitespace().count()),
+            _ => None,
+        })
+        .sum();
+    assert!(said > 40, "{said} words");
+}
+
+#[test]
+fn a_usable_reply_is_kept_when_the_correction_is_no_better() {
+    // Scripts stay thin however often they are asked: the first thin one is kept, not failed.
+    let model = Model::new(|body, _| {
+        asks_for_script(body)
+            .then(|| thin_script(body).map(|t| ok(&t)))
+            .flatten()
+    });
+    let run = run(&model);
+    assert!(run.record.failed.is_empty(), "{:?}", run.record.failed);
+    assert_eq!(run.record.finished.len(), 8);
+    assert!(notes(&run.events)
+        .iter()
+        .any(|n| n.contains("kept the first reply") || n.contains("kept, though")));
+}
+
+#[test]
+fn every_task_keeps_its_time_tokens_and_calls_in_the_record() {
+    let model = Model::fixture();
+    let run = run(&model);
+    assert_eq!(run.record.stats.len(), 8);
+    for (task, stats) in &run.record.stats {
+        assert_eq!(stats.calls, 1, "{task}");
+        assert!(stats.tokens > 10, "{task}");
+        assert_eq!(
+            (stats.repairs, stats.corrections, stats.cut_at_limit),
+            (0, 0, 0)
+        );
+    }
+    let tokens: u64 = run.record.stats.values().map(|s| s.tokens).sum();
+    assert_eq!(tokens, run.record.tokens_spent);
+}
+
+#[test]
+fn a_call_reports_waiting_then_writing_with_its_tokens() {
+    let model = Model::fixture();
+    let seen: RefCell<Vec<(String, crate::run::CallPhase, u64)>> = RefCell::default();
+    let time = Rc::new(Cell::new(0.0));
+    let sleeper = Clock(time.clone());
+    let clock = time.clone();
+    // Time moves on with every read of the clock, so progress is sent as the reply streams.
+    let now = move || {
+        clock.set(clock.get() + 700.0);
+        clock.get()
+    };
+    let endpoint = endpoint();
+    let limits =
+        aula_providers::ModelLimits::resolve(&endpoint, Default::default(), Default::default());
+    let progress =
+        |p: crate::run::TaskProgress| seen.borrow_mut().push((p.task, p.phase, p.tokens));
+    let env = Env {
+        transport: &model,
+        sleeper: &sleeper,
+        now_ms: &now,
+        endpoint,
+        control: GenControl::default(),
+        limits,
+        progress: &progress,
+    };
+    let mut stats = crate::job::TaskStats::default();
+    block_on(generate_outline(&env, &request(), &mut stats, &mut |_| {})).unwrap();
+    let seen = seen.borrow();
+    assert_eq!(seen[0].1, crate::run::CallPhase::Waiting);
+    assert_eq!(seen[0].2, 0);
+    let writing: Vec<u64> = seen
+        .iter()
+        .filter(|(_, phase, _)| *phase == crate::run::CallPhase::Writing)
+        .map(|(_, _, tokens)| *tokens)
+        .collect();
+    assert!(writing.len() >= 2, "{seen:?}");
+    assert!(
+        writing.windows(2).all(|w| w[0] <= w[1]),
+        "tokens only grow: {writing:?}"
+    );
+    assert!(seen.iter().all(|(task, ..)| task == "outline"));
+}
+
+#[test]
+fn a_reply_cut_at_its_length_limit_is_repaired_or_asked_again_saying_so() {
+    // The first slide's reply stops half-way with finish_reason "length".
+    let model = Model::new(|body, n| {
+        let reply = fixture_reply(body);
+        (reply.starts_with("{\"background\"") && n < 3).then(|| {
+            let half: String = reply.chars().take(reply.len() / 2).collect();
+            let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": half}, "finish_reason": "length"}]});
+            ScriptedAnswer::streaming(vec![
+                format!("data: {chunk}\n\n").into_bytes(),
+                b"data: [DONE]\n\n".to_vec(),
+            ])
+        })
+    });
+    let run = run(&model);
+    let stats = &run.record.stats["s1/content"];
+    assert!(stats.cut_at_limit >= 1, "{stats:?}");
+    assert!(notes(&run.events)
+        .iter()
+        .any(|n| n.contains("length limit")));
+    assert!(
+        run.record.finished.contains_key("s1/content"),
+        "{:?}",
+        run.record.failed
+    );
+}
+
+#[test]
+fn every_request_fits_a_small_context_and_says_how_long_its_reply_may_be() {
+    let model = Model::fixture();
+    let endpoint = endpoint();
+    let limits = aula_providers::ModelLimits::resolve(
+        &endpoint,
+        aula_providers::ServerLimits {
+            context_tokens: Some(4_096),
+            slots: Some(1),
+        },
+        Default::default(),
+    );
+    let time = Rc::new(Cell::new(0.0));
+    let sleeper = Clock(time.clone());
+    let now = move || time.get();
+    let mut request = request();
+    request.document = Some("Chlorophyll absorbs red and blue light. ".repeat(3_000));
+    let env = Env {
+        transport: &model,
+        sleeper: &sleeper,
+        now_ms: &now,
+        endpoint,
+        control: GenControl::default(),
+        limits,
+        progress: &|_| {},
+    };
+    let plan = Plan {
+        request: request.clone(),
+        outline: outline(),
+        record: JobRecord::default(),
+        limit: NonZeroUsize::MIN,
+        redo: Vec::new(),
+        token_budget: None,
+    };
+    let mut stats = crate::job::TaskStats::default();
+    block_on(generate_outline(&env, &request, &mut stats, &mut |_| {})).unwrap();
+    assert!(
+        stats.document_cut,
+        "the document was cut to fit and that is recorded"
+    );
+    let record = block_on(run_scenes(&env, plan, &mut |_, _| {}));
+    assert_eq!(record.finished.len(), 8);
+    for body in model.requests.borrow().iter() {
+        let chat: aula_providers::ChatRequest = aula_providers::ChatRequest {
+            system: body["messages"][0]["content"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+            messages: body["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .skip(1)
+                .map(|m| aula_providers::ChatMessage::user(m["content"].as_str().unwrap_or("")))
+                .collect(),
+            json_schema: None,
+            temperature: None,
+            max_tokens: None,
+            thinking: Default::default(),
+        };
+        let max = body["max_completion_tokens"]
+            .as_u64()
+            .or(body["max_tokens"].as_u64())
+            .expect("every request has a length limit") as u32;
+        let prompt = aula_providers::budget::prompt_tokens(&chat)
+            + body["response_format"]["json_schema"]["schema"]
+                .as_object()
+                .map_or(0, |s| {
+                    aula_providers::budget::text_tokens(&Value::Object(s.clone()).to_string())
+                });
+        assert!(prompt + max <= 4_096, "{prompt} + {max}");
+    }
+    assert!(
+        record.stats.values().any(|s| s.document_cut),
+        "the scenes' passages were cut too"
+    );
+}

@@ -232,6 +232,91 @@ pub fn min_speech_words(content: &SceneContent, language: &str) -> usize {
     }
 }
 
+/// A problem when the texts the learner will see are not in the course's language (as far as
+/// its script tells: English and French both pass a Latin-script check).
+pub fn language_problem<'a>(
+    texts: impl IntoIterator<Item = &'a str>,
+    language: &str,
+) -> Option<String> {
+    aula_course::writes_in_all(texts, language)
+        .note()
+        .map(|note| {
+            format!(
+                "{note} Write every text the learner sees in {}",
+                language_name(language)
+            )
+        })
+}
+
+/// The texts of a scene's content that the learner reads.
+fn shown_texts(content: &SceneContent) -> Vec<String> {
+    use aula_course::scene::QuizQuestion as Q;
+    match content {
+        SceneContent::Slide(slide) => slide.elements.iter().map(element_text).collect(),
+        SceneContent::Quiz(quiz) => quiz
+            .questions
+            .iter()
+            .flat_map(|q| match q {
+                Q::Single(q) => std::iter::once(q.question.clone())
+                    .chain(q.options.iter().map(|o| o.text.clone()))
+                    .collect::<Vec<_>>(),
+                Q::Multiple(q) => std::iter::once(q.question.clone())
+                    .chain(q.options.iter().map(|o| o.text.clone()))
+                    .collect(),
+                Q::Short(q) => vec![q.question.clone(), q.reference_answer.clone()],
+            })
+            .collect(),
+        SceneContent::Interactive(page) => vec![visible_text(&page.html)],
+        SceneContent::Pbl(project) => {
+            let mut texts = vec![project.briefing.clone()];
+            texts.extend(project.objectives.iter().cloned());
+            if let Some(team) = &project.project {
+                texts.push(team.title.clone());
+                texts.push(team.description.clone());
+                for agent in &team.agents {
+                    texts.push(agent.persona.clone());
+                }
+                for issue in &team.issues {
+                    texts.push(issue.title.clone());
+                    texts.push(issue.description.clone());
+                }
+            }
+            texts
+        }
+    }
+}
+
+/// The text of an HTML page a reader sees: no tags, scripts or styles.
+fn visible_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() / 2);
+    let lower = html.to_ascii_lowercase();
+    let mut at = 0;
+    while at < html.len() {
+        let Some(open) = html[at..].find('<').map(|i| at + i) else {
+            out.push_str(&html[at..]);
+            break;
+        };
+        out.push_str(&html[at..open]);
+        out.push(' ');
+        let skip_to = ["script", "style"].iter().find_map(|tag| {
+            lower[open + 1..]
+                .starts_with(tag)
+                .then(|| {
+                    lower[open..]
+                        .find(&format!("</{tag}"))
+                        .map(|i| open + i + 2)
+                })
+                .flatten()
+        });
+        let from = skip_to.unwrap_or(open);
+        at = match html[from..].find('>') {
+            Some(close) => from + close + 1,
+            None => html.len(),
+        };
+    }
+    out
+}
+
 fn is_cjk_language(language: &str) -> bool {
     matches!(
         language.split(['-', '_']).next().unwrap_or(""),
@@ -457,6 +542,11 @@ fn content_from_value(
         .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
     check_scene(ctx, content.clone(), Vec::new())?;
     let mut problems = Vec::new();
+    let shown = shown_texts(&content);
+    problems.extend(language_problem(
+        shown.iter().map(String::as_str),
+        &ctx.request.language,
+    ));
     if let SceneContent::Quiz(quiz) = &content {
         let short = quiz
             .questions
@@ -559,13 +649,19 @@ fn interactive_page(
     if !lower.contains("</html>") {
         notes.push("the page was cut off before </html>".into());
     }
-    Ok(Read::clean(
-        Written {
-            value: content,
-            json,
-        },
-        notes,
-    ))
+    let problems = language_problem([visible_text(html).as_str()], &ctx.request.language)
+        .into_iter()
+        .collect();
+    Ok(Read {
+        problems,
+        ..Read::clean(
+            Written {
+                value: content,
+                json,
+            },
+            notes,
+        )
+    })
 }
 
 /// The script stage's request for one scene, given its content, fitted to the model.
@@ -884,6 +980,14 @@ fn actions_from_value(
              explaining every point it shows in full sentences"
         ));
     }
+    let spoken: Vec<&str> = actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Speech(speech) => Some(speech.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    problems.extend(language_problem(spoken, language));
     Ok(Read {
         value: Written {
             value: actions,
@@ -1191,7 +1295,12 @@ mod tests {
                 target: Target::default(),
             };
             let (content, _) = content_request(&ctx).unwrap();
-            let here = outline.scenes.iter().position(|s| s.id == scene.id).unwrap() + 1;
+            let here = outline
+                .scenes
+                .iter()
+                .position(|s| s.id == scene.id)
+                .unwrap()
+                + 1;
             assert!(content.system.contains(&format!("This scene: {here}.")));
             assert!(content.messages[0].content.contains(&scene.title));
             let (script, _) = actions_request(&ctx, &slide()).unwrap();

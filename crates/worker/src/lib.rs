@@ -128,11 +128,13 @@ fn run_generation(job: GenJob, sink: Sink) {
         }
         GenOp::Generate => {}
     }
-    let (Some(endpoint), Some(request)) = (job.endpoint.clone(), job.request.clone()) else {
+    let (Some(endpoint), Some(mut request)) = (job.endpoint.clone(), job.request.clone()) else {
         let mut report = GenReport::new(job.id, "settled");
         report.text = "The generation request was incomplete.".into();
         return send(&sink, &report);
     };
+    // The page sends the cast with English personas; the course's cast speaks its language.
+    aula_course::speak_course_language(&mut request.agents, &request.language.clone());
     let control = GenControl::default();
     GENERATIONS.with(|g| g.borrow_mut().insert(job.id, control.clone()));
     wasm_bindgen_futures::spawn_local(async move {

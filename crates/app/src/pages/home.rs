@@ -48,7 +48,14 @@ fn PromptBox() -> impl IntoView {
         }
         .to_string(),
     );
-    let cast = RwSignal::new(aula_course::default_agents_for(&language.get_untracked()));
+    // The English cast with the course language's names; the worker gives it that language's
+    // personas when it writes the course (`speak_course_language`), so the page links no other
+    // language's personas.
+    let cast = RwSignal::new({
+        let mut cast = aula_course::default_agents();
+        aula_course::rename_cast(&mut cast, "en", &language.get_untracked());
+        cast
+    });
     let included = RwSignal::new(vec![true; cast.with_untracked(Vec::len)]);
     let document = RwSignal::new(None::<Document>);
     let pdf_note = RwSignal::new(String::new());
@@ -149,7 +156,7 @@ fn PromptBox() -> impl IntoView {
                         <span>{t!(i18n, prompt_language)}</span>
                         <select data-testid="prompt-language" on:change=move |ev| {
                             let tag = event_target_value(&ev);
-                            cast.update(|c| aula_course::recast(c, &language.get_untracked(), &tag));
+                            cast.update(|c| aula_course::rename_cast(c, &language.get_untracked(), &tag));
                             language.set(tag);
                         }>
                             {COURSE_LANGUAGES.iter().map(|(tag, name)| view! {
@@ -164,7 +171,7 @@ fn PromptBox() -> impl IntoView {
                     <fieldset class="field">
                         <legend>{t!(i18n, prompt_classmates)}</legend>
                         {cast.get_untracked().into_iter().enumerate().filter(|(_, a)| a.role != aula_course::AgentRole::Teacher).map(|(i, _)| {
-                            // The name follows the course language (`recast`) until the learner edits it.
+                            // The name follows the course language (`rename_cast`) until the learner edits it.
                             let name = dyn_text(move || cast.with(|c| c[i].name.clone()));
                             view! {
                             <label class="classmate">
