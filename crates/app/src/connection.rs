@@ -3,7 +3,7 @@
 //! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
 
 use aula_providers::{
-    preset, Dialect, Endpoint, KeyNeed, LearnerLimits, ModelLimits, Preset, ServerLimits, PRESETS,
+    preset, Dialect, Endpoint, KeyNeed, LearnerLimits, Preset, ServerLimits, PRESETS,
 };
 use aula_storage::{get_json, put_json, Collection, StoreError};
 use serde::{Deserialize, Serialize};
@@ -98,12 +98,6 @@ impl Connection {
             model: self.model_for(role).trim().to_owned(),
             api_key: self.api_key.clone().filter(|k| !k.trim().is_empty()),
         }
-    }
-
-    /// The limits every request of `role` is planned on, as far as the page knows (the worker
-    /// asks the server again before a job).
-    pub fn model_limits(&self, role: Role) -> ModelLimits {
-        ModelLimits::resolve(&self.endpoint(role), self.server_limits, self.limits)
     }
 
     /// A passphrase-protected key that has not been unlocked yet.

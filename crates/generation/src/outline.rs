@@ -42,6 +42,14 @@ pub struct CourseRequest {
     pub agents: Vec<AgentProfile>,
 }
 
+impl CourseRequest {
+    /// Gives the built-in cast the course language's names and personas where they are still
+    /// the English ones (the page sends those; see [`aula_course::speak_course_language`]).
+    pub fn cast_in_its_language(&mut self) {
+        aula_course::speak_course_language(&mut self.agents, &self.language);
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SceneKind {

@@ -445,35 +445,11 @@ fn script_schema(
     })
 }
 
+/// One flat object per question: strict structured outputs take no unions of objects; the
+/// reader drops the fields a question's type does not use. Kept as JSON text (see
+/// [`slide_schema`]).
 fn quiz_schema() -> Value {
-    let option = json!({
-        "type": "object",
-        "properties": {"id": {"type": "string"}, "text": {"type": "string"}},
-        "required": ["id", "text"], "additionalProperties": false,
-    });
-    // One flat object per question: strict structured outputs take no unions of objects; the
-    // reader drops the fields a question's type does not use.
-    let question = json!({
-        "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": ["single", "multiple", "short"]},
-            "id": {"type": "string"},
-            "question": {"type": "string"},
-            "options": {"type": "array", "items": option},
-            "answer": {"type": "string"},
-            "answers": {"type": "array", "items": {"type": "string"}},
-            "reference_answer": {"type": "string"},
-            "explanation": {"type": "string"},
-            "points": {"type": "integer"},
-        },
-        "required": ["type", "id", "question", "options", "answer", "answers", "reference_answer", "explanation", "points"],
-        "additionalProperties": false,
-    });
-    json!({
-        "type": "object",
-        "properties": {"questions": {"type": "array", "items": question}},
-        "required": ["questions"], "additionalProperties": false,
-    })
+    serde_json::from_str(include_str!("../schemas/quiz.json")).unwrap_or_default()
 }
 
 /// Reads the content stage's reply into the scene's content.
@@ -1181,6 +1157,7 @@ mod tests {
                 }
             }
         }
+        assert_eq!(quiz_schema()["required"], json!(["questions"]));
         let project = project_schema();
         assert_eq!(
             project["required"],

@@ -134,7 +134,7 @@ fn run_generation(job: GenJob, sink: Sink) {
         return send(&sink, &report);
     };
     // The page sends the cast with English personas; the course's cast speaks its language.
-    aula_course::speak_course_language(&mut request.agents, &request.language.clone());
+    request.cast_in_its_language();
     let control = GenControl::default();
     GENERATIONS.with(|g| g.borrow_mut().insert(job.id, control.clone()));
     wasm_bindgen_futures::spawn_local(async move {

@@ -2,10 +2,7 @@
 //! choose models per role (listed by the provider when it can), and test the connection.
 
 use aula_providers::wire::Report;
-use aula_providers::{
-    BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, LearnerLimits, LimitSource,
-    ModelLimits, PRESETS,
-};
+use aula_providers::{BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, PRESETS};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
@@ -321,41 +318,32 @@ pub fn ProviderSettings() -> impl IntoView {
         BrowserAccess::Unverified => Some(t_string!(i18n, provider_access_unverified).to_string()),
     };
 
-    let role_model = move |label: Key,
-                           testid: &'static str,
-                           get: fn(&Connection) -> String,
-                           set: fn(&mut Connection, String)| {
+    // One view for the role models and the limits (each distinct view costs the bundle its own
+    // code): a label, an input bound to the connection, and a placeholder.
+    // `list` suggests model names; `mode` is the keyboard a phone shows.
+    let connection_field = move |label: Key,
+                                 testid: &'static str,
+                                 placeholder: Key,
+                                 (list, mode): (&'static str, &'static str),
+                                 get: fn(&Connection) -> String,
+                                 set: fn(&mut Connection, String)| {
         view! {
             <label class="field">
                 <span class="field-label">{i18n.tr(label)}</span>
-                <input list="provider-models" data-testid=testid spellcheck="false" placeholder=t!(i18n, provider_same_model)
+                <input list=list inputmode=mode data-testid=testid spellcheck="false" placeholder=i18n.tr(placeholder)
                     prop:value=move || connection.with(get)
                     on:input=move |ev| connection.update(|c| set(c, event_target_value(&ev)))/>
             </label>
         }
     };
-
-    // What each request is planned on: the learner's number, or (as the placeholder) the
-    // server's or the preset's.
-    let limit_field = move |label: Key,
-                            testid: &'static str,
-                            get: fn(&LearnerLimits) -> Option<u32>,
-                            set: fn(&mut LearnerLimits, Option<u32>),
-                            planned: fn(&ModelLimits) -> (u32, LimitSource)| {
-        view! {
-            <label class="field">
-                <span class="field-label">{i18n.tr(label)}</span>
-                <input type="number" min="1" inputmode="numeric" data-testid=testid
-                    placeholder=move || {
-                        let (value, from) = connection.with(|c| planned(&c.model_limits(Role::Agents)));
-                        let key = if from == LimitSource::Server { Key::provider_limit_server } else { Key::provider_limit_preset };
-                        i18n.fill(key, &[("value", value.to_string())])
-                    }
-                    prop:value=move || connection.with(|c| get(&c.limits).map(|n| n.to_string()).unwrap_or_default())
-                    on:input=move |ev| connection.update(|c| set(&mut c.limits, event_target_value(&ev).trim().parse().ok().filter(|n| *n > 0)))/>
-            </label>
-        }
-    };
+    const MODEL: (&str, &str) = ("provider-models", "text");
+    const NUMBER: (&str, &str) = ("", "numeric");
+    fn number(n: Option<u32>) -> String {
+        n.map(|n| n.to_string()).unwrap_or_default()
+    }
+    fn positive(text: String) -> Option<u32> {
+        text.trim().parse().ok().filter(|n| *n > 0)
+    }
 
     // One structure for the three states of passphrase protection; parts are hidden, not rebuilt.
     let vault_state = move || {
@@ -447,10 +435,10 @@ pub fn ProviderSettings() -> impl IntoView {
                         }}
                     </datalist>
                 </div>
-                {role_model(Key::provider_director_model, "provider-director-model", |c| c.director_model.clone(), |c, v| c.director_model = v)}
-                {role_model(Key::provider_generation_model, "provider-generation-model", |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
-                {limit_field(Key::provider_context, "provider-context", |l| l.context_tokens, |l, v| l.context_tokens = v, |m| (m.context_tokens, m.context_from))}
-                {limit_field(Key::provider_parallel, "provider-parallel", |l| l.parallel, |l, v| l.parallel = v, |m| (m.parallel, m.parallel_from))}
+                {connection_field(Key::provider_director_model, "provider-director-model", Key::provider_same_model, MODEL, |c| c.director_model.clone(), |c, v| c.director_model = v)}
+                {connection_field(Key::provider_generation_model, "provider-generation-model", Key::provider_same_model, MODEL, |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
+                {connection_field(Key::provider_context, "provider-context", Key::provider_limit_server, NUMBER, |c| number(c.limits.context_tokens), |c, v| c.limits.context_tokens = positive(v))}
+                {connection_field(Key::provider_parallel, "provider-parallel", Key::provider_limit_server, NUMBER, |c| number(c.limits.parallel), |c, v| c.limits.parallel = positive(v))}
             </div>
             <p class="hint">{t!(i18n, provider_limits_hint)}</p>
             {vault_view}
