@@ -29,6 +29,15 @@ fn main() -> Result<(), Box<dyn Error>> {
         .map(|l| strings(l))
         .collect::<Result<_, _>>()?;
     let reference = &tables[0];
+    // Every other locale is fetched from dist, where index.html must have Trunk copy it.
+    println!("cargo::rerun-if-changed=../../web/index.html");
+    let index = std::fs::read_to_string("../../web/index.html")?;
+    for locale in &LOCALES[1..] {
+        let copied = format!("href=\"../crates/app/locales/{locale}.json\" data-target-path=\"locales\"");
+        if !index.contains(&copied) {
+            return Err(format!("web/index.html must copy locales/{locale}.json: <link data-trunk rel=\"copy-file\" {copied} />").into());
+        }
+    }
     for (locale, table) in LOCALES.iter().zip(&tables).skip(1) {
         let missing: Vec<_> = reference
             .keys()
@@ -77,18 +86,12 @@ fn main() -> Result<(), Box<dyn Error>> {
             .collect::<Vec<_>>()
             .join(", ")
     )?;
-    writeln!(
-        out,
-        "static TEXTS: [[&str; {}]; {}] = [",
-        reference.len(),
-        LOCALES.len()
-    )?;
-    for table in &tables {
-        writeln!(out, "    [")?;
-        for value in table.values() {
-            writeln!(out, "        {value:?},")?;
-        }
-        writeln!(out, "    ],")?;
+    // Only the default locale's texts are in the page; the others are fetched on first use as
+    // their `locales/<name>.json` (copied into dist by index.html), read into key order.
+    writeln!(out, "const KEY_COUNT: usize = {};", reference.len())?;
+    writeln!(out, "static DEFAULT_TEXTS: [&str; KEY_COUNT] = [")?;
+    for value in reference.values() {
+        writeln!(out, "    {value:?},")?;
     }
     writeln!(out, "];")?;
     let path =

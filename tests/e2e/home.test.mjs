@@ -30,6 +30,7 @@ test("home page loads with its title and an empty library, without console error
   await page.getByTestId("library-empty").waitFor();
   assert.equal(await page.title(), "Aula");
   assert.ok(!fetched.some((p) => p.includes("aula-worker")), `the AI worker is not downloaded up front: ${fetched}`);
+  assert.ok(!fetched.some((p) => p.includes("/locales/")), `no other language's texts up front: ${fetched}`);
   assert.equal(await heading(page), "What do you want to learn today?");
   assert.match(await page.getByTestId("library-empty").textContent(), /No courses yet/);
   await page.screenshot({ path: `${SHOTS}home-en-light.png`, fullPage: true });
@@ -39,11 +40,14 @@ test("home page loads with its title and an empty library, without console error
 
 test("language switches to Chinese and back, and the choice survives a reload", async () => {
   const { context, page, problems } = await openPage(browser);
+  const locales = [];
+  page.on("request", (r) => new URL(r.url()).pathname.startsWith("/locales/") && locales.push(new URL(r.url()).pathname));
   await page.goto(server.url);
   await page.getByTestId("library-empty").waitFor();
 
   await page.getByTestId("language-select").selectOption("zh");
   await page.waitForFunction(() => document.querySelector("h1")?.textContent === "今天想学点什么？");
+  assert.deepEqual(locales, ["/locales/zh.json"], "Chinese is fetched when it is first chosen");
   assert.equal(await page.locator("html").getAttribute("lang"), "zh");
   assert.match(await page.getByTestId("library-empty").textContent(), /还没有课程/);
 

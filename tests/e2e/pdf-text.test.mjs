@@ -98,6 +98,22 @@ test("a two-page PDF's text comes back in page order, from the same origin only"
   await context.close();
 });
 
+test("the home page says when a long PDF was cut to what a course uses", async () => {
+  const { context, page, problems } = await home();
+  // A PDF longer than the page's limit, made by lowering the limit the page asks for.
+  await page.evaluate(() => {
+    const read = window.aulaPdfText;
+    window.aulaPdfText = (bytes) => read(bytes, 40);
+  });
+  await page.locator("details.prompt-options summary").click();
+  await page.getByTestId("prompt-pdf").setInputFiles(new URL("./fixtures/photosynthesis.pdf", import.meta.url).pathname);
+  const note = page.getByTestId("prompt-pdf-note").filter({ hasText: "It is long" });
+  await note.waitFor();
+  assert.match(await note.textContent(), /Read 2 pages from photosynthesis\.pdf\. It is long, so the course uses its first 40 characters\./);
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("maxChars truncates the text and says so", async () => {
   const { context, page, problems } = await home();
   const full = (await extract(page, pdfs.photosynthesis, 100_000)).result.text;

@@ -2,9 +2,7 @@
 //! role. Kept in IndexedDB only (the `settings` store), never in localStorage, never logged, and
 //! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
 
-use aula_providers::{
-    preset, Dialect, Endpoint, KeyNeed, LearnerLimits, Preset, ServerLimits, PRESETS,
-};
+use aula_providers::{preset, Dialect, Endpoint, KeyNeed, LearnerLimits, Preset, PRESETS};
 use aula_storage::{get_json, put_json, Collection, StoreError};
 use serde::{Deserialize, Serialize};
 
@@ -30,13 +28,13 @@ pub struct Connection {
     /// is `Some` only after the learner unlocked it on this page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sealed_key: Option<SealedKey>,
-    /// The model's context and the requests at once the learner set (none: ask the server, else
-    /// the preset's plan).
+    /// The model's context (tokens) and the requests at once the learner set (0: ask the
+    /// server, else the preset's plan). Plain numbers, not a [`LearnerLimits`], so the page
+    /// needs no reader of its own for them.
     #[serde(default)]
-    pub limits: LearnerLimits,
-    /// What the server said about itself at the last connection test.
+    pub context_tokens: u32,
     #[serde(default)]
-    pub server_limits: ServerLimits,
+    pub parallel: u32,
 }
 
 /// Which model a part of Aula uses.
@@ -62,8 +60,17 @@ impl Connection {
             director_model: String::new(),
             generation_model: String::new(),
             sealed_key: None,
-            limits: LearnerLimits::default(),
-            server_limits: ServerLimits::default(),
+            context_tokens: 0,
+            parallel: 0,
+        }
+    }
+
+    /// The limits the learner set, for a job.
+    pub fn limits(&self) -> LearnerLimits {
+        let set = |n: u32| (n > 0).then_some(n);
+        LearnerLimits {
+            context_tokens: set(self.context_tokens),
+            parallel: set(self.parallel),
         }
     }
 

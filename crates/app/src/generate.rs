@@ -403,7 +403,7 @@ type Writer = (aula_providers::Endpoint, aula_providers::LearnerLimits);
 async fn generation_endpoint() -> Result<Writer, String> {
     usable_connection()
         .await
-        .map(|c| (c.endpoint(Role::Generation), c.limits))
+        .map(|c| (c.endpoint(Role::Generation), c.limits()))
         .map_err(unusable_reason)
 }
 

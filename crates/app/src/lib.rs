@@ -32,5 +32,13 @@ pub(crate) fn now_ms() -> f64 {
 /// Mounts the app into `<body>`; called once by the binary's `main`.
 pub fn start() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(shell::App);
+    // The learner's language is fetched before the first paint unless it is built in.
+    let locale = preferences::saved_locale()
+        .as_deref()
+        .and_then(i18n::Locale::from_str)
+        .unwrap_or_else(i18n::Locale::from_browser);
+    wasm_bindgen_futures::spawn_local(async move {
+        i18n::load_locale(locale).await;
+        leptos::mount::mount_to_body(shell::App);
+    });
 }

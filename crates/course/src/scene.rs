@@ -478,7 +478,7 @@ fn whole_points<'de, D: Deserializer<'de>>(deserializer: D) -> Result<u32, D::Er
     })
 }
 
-/// A self-contained HTML page, run in an iframe with `sandbox="allow-scripts"` (no same-origin
+/// A self-contained HTML page, run in an iframe with `sandbox="allow-scripts allow-forms"` (no same-origin
 /// access) and driven through the messages of [`crate::widget`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,8 +1,9 @@
 //! The message contract between the player and the page of an interactive scene.
 //!
-//! The page runs in `<iframe sandbox="allow-scripts" srcdoc="…">`: its scripts run, but with an
-//! opaque origin, so it cannot read the app's storage, keys or DOM, and cannot call into it. The
-//! only channel is `postMessage` with plain JSON objects tagged by `"type"`:
+//! The page runs in `<iframe sandbox="allow-scripts allow-forms" srcdoc="…">`: its scripts and
+//! forms run (a guard script keeps a form's submission inside the page), but with an opaque
+//! origin, so it cannot read the app's storage, keys or DOM, and cannot call into it. The only
+//! channel is `postMessage` with plain JSON objects tagged by `"type"`:
 //!
 //! - **player → page** ([`ToWidget`]), built from the scene's `widget_*` actions by
 //!   [`ToWidget::from_action`] and posted with `iframe.contentWindow.postMessage(message, "*")`.

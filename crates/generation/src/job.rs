@@ -298,6 +298,33 @@ mod tests {
     use super::*;
     use crate::{plan_scenes, Task};
 
+    #[test]
+    fn a_record_keeps_its_stats_through_json() {
+        let mut record = JobRecord::default();
+        record.finished.insert("content:s1".into(), "{}".into());
+        let stat = TaskStats {
+            ms: 61_000,
+            tokens: 900,
+            calls: 2,
+            repairs: 1,
+            corrections: 1,
+            cut_at_limit: 1,
+            failures: vec!["the stream stopped".into()],
+            document_cut: true,
+        };
+        record.stats.insert("content:s1".into(), stat);
+        record.stats.insert("outline".into(), TaskStats::default());
+        let text = serde_json::to_string(&record).unwrap();
+        assert_eq!(serde_json::from_str::<JobRecord>(&text).unwrap(), record);
+
+        // Older records have no stats at all.
+        let old = r#"{"finished":{},"failed":{},"tokens_spent":0}"#;
+        assert!(serde_json::from_str::<JobRecord>(old)
+            .unwrap()
+            .stats
+            .is_empty());
+    }
+
     fn scenes(n: usize) -> TaskGraph<crate::GenerationStep> {
         let ids: Vec<String> = (1..=n).map(|i| format!("s{i}")).collect();
         plan_scenes(&ids).unwrap()

@@ -175,7 +175,7 @@ pub const NOTICE_VOICE_TIMED_OUT: &str =
 
 /// The notice for a discussion skipped for want of a provider.
 pub const NOTICE_DISCUSSION_NEEDS_PROVIDER: &str =
-    "This discussion needs an AI provider (Settings → Providers); skipped.";
+    "This discussion needs an AI provider (Settings → AI provider); skipped.";
 
 /// Where the script is in the current scene.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]

@@ -219,7 +219,7 @@ impl Conversation {
             mode,
             max_turns: MAX_TURNS,
             history: self.view.with_untracked(history),
-            limits: connection.limits,
+            limits: connection.limits(),
         };
         let id = ai::round(job, move |update| {
             if let Some(event) = session_event(&update) {

@@ -118,9 +118,14 @@ fn PromptBox() -> impl IntoView {
         pdf_note.set(t_string!(i18n, prompt_pdf_reading).to_string());
         leptos::task::spawn_local(async move {
             match read_pdf(&file).await {
-                Ok(doc) => {
+                Ok((doc, cut)) => {
+                    let key = if cut {
+                        Key::prompt_pdf_cut
+                    } else {
+                        Key::prompt_pdf_read
+                    };
                     pdf_note.set(i18n.fill(
-                        Key::prompt_pdf_read,
+                        key,
                         &[
                             ("pages", doc.pages.to_string()),
                             ("chars", doc.text.chars().count().to_string()),
@@ -206,8 +211,9 @@ fn PromptBox() -> impl IntoView {
     }
 }
 
-/// Reads a PDF's text through `window.aulaPdfText` (pdf.js, loaded on first use).
-async fn read_pdf(file: &web_sys::File) -> Result<Document, String> {
+/// Reads a PDF's text through `window.aulaPdfText` (pdf.js, loaded on first use), and whether
+/// it was cut at [`aula_generation::outline::MAX_DOCUMENT_CHARS`].
+async fn read_pdf(file: &web_sys::File) -> Result<(Document, bool), String> {
     use wasm_bindgen::JsCast;
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
         .await
@@ -237,11 +243,16 @@ async fn read_pdf(file: &web_sys::File) -> Result<Document, String> {
         .ok()
         .and_then(|p| p.as_f64())
         .unwrap_or(0.0) as u32;
-    Ok(Document {
+    let cut = js_sys::Reflect::get(&result, &"truncated".into())
+        .ok()
+        .and_then(|c| c.as_bool())
+        .unwrap_or(false);
+    let doc = Document {
         name: file.name(),
         text,
         pages,
-    })
+    };
+    Ok((doc, cut))
 }
 
 #[component]

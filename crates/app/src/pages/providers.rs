@@ -281,13 +281,12 @@ pub fn ProviderSettings() -> impl IntoView {
             test.set(TestState::Passed {
                 ms: now_ms() - started,
             });
-            // What the server says about itself, kept with the connection to plan on and shown.
+            // What the server says about itself, shown (every job asks it again before it plans).
             let endpoint = current.endpoint(Role::Agents);
             ai::limits(endpoint, move |report| {
                 let Report::Limits { limits, .. } = report else {
                     return;
                 };
-                connection.update(|c| c.server_limits = limits);
                 if let (Some(context), Some(slots)) = (limits.context_tokens, limits.slots) {
                     limits_note.set(i18n.fill(
                         Key::provider_limits_found,
@@ -297,7 +296,6 @@ pub fn ProviderSettings() -> impl IntoView {
                         ],
                     ));
                 }
-                persist(connection.get_untracked(), None);
             });
         });
     };
@@ -338,11 +336,16 @@ pub fn ProviderSettings() -> impl IntoView {
     };
     const MODEL: (&str, &str) = ("provider-models", "text");
     const NUMBER: (&str, &str) = ("", "numeric");
-    fn number(n: Option<u32>) -> String {
-        n.map(|n| n.to_string()).unwrap_or_default()
+    // 0 is "not set": an empty field.
+    fn number(n: u32) -> String {
+        if n == 0 {
+            String::new()
+        } else {
+            n.to_string()
+        }
     }
-    fn positive(text: String) -> Option<u32> {
-        text.trim().parse().ok().filter(|n| *n > 0)
+    fn positive(text: String) -> u32 {
+        text.trim().parse().unwrap_or(0)
     }
 
     // One structure for the three states of passphrase protection; parts are hidden, not rebuilt.
@@ -437,8 +440,8 @@ pub fn ProviderSettings() -> impl IntoView {
                 </div>
                 {connection_field(Key::provider_director_model, "provider-director-model", Key::provider_same_model, MODEL, |c| c.director_model.clone(), |c, v| c.director_model = v)}
                 {connection_field(Key::provider_generation_model, "provider-generation-model", Key::provider_same_model, MODEL, |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
-                {connection_field(Key::provider_context, "provider-context", Key::provider_limit_server, NUMBER, |c| number(c.limits.context_tokens), |c, v| c.limits.context_tokens = positive(v))}
-                {connection_field(Key::provider_parallel, "provider-parallel", Key::provider_limit_server, NUMBER, |c| number(c.limits.parallel), |c, v| c.limits.parallel = positive(v))}
+                {connection_field(Key::provider_context, "provider-context", Key::provider_limit_server, NUMBER, |c| number(c.context_tokens), |c, v| c.context_tokens = positive(v))}
+                {connection_field(Key::provider_parallel, "provider-parallel", Key::provider_limit_server, NUMBER, |c| number(c.parallel), |c, v| c.parallel = positive(v))}
             </div>
             <p class="hint">{t!(i18n, provider_limits_hint)}</p>
             {vault_view}
