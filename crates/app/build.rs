@@ -33,7 +33,8 @@ fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=../../web/index.html");
     let index = std::fs::read_to_string("../../web/index.html")?;
     for locale in &LOCALES[1..] {
-        let copied = format!("href=\"../crates/app/locales/{locale}.json\" data-target-path=\"locales\"");
+        let copied =
+            format!("href=\"../crates/app/locales/{locale}.json\" data-target-path=\"locales\"");
         if !index.contains(&copied) {
             return Err(format!("web/index.html must copy locales/{locale}.json: <link data-trunk rel=\"copy-file\" {copied} />").into());
         }

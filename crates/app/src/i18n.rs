@@ -216,10 +216,16 @@ mod tests {
         }
         assert!(DEFAULT_TEXTS.iter().all(|t| !t.trim().is_empty()));
         let zh = read_table(include_str!("../locales/zh.json")).expect("zh has every key");
-        assert!(zh.iter().all(|t| !t.trim().is_empty()), "an empty text in zh");
+        assert!(
+            zh.iter().all(|t| !t.trim().is_empty()),
+            "an empty text in zh"
+        );
         // In key order: the same key's text in both tables.
         let at = |key: Key| (DEFAULT_TEXTS[key as usize], zh[key as usize].as_str());
-        assert_eq!(at(Key::prompt_pdf), ("Base it on a PDF (optional)", "基于 PDF（可选）"));
+        assert_eq!(
+            at(Key::prompt_pdf),
+            ("Base it on a PDF (optional)", "基于 PDF（可选）")
+        );
     }
 
     #[wasm_bindgen_test]
