@@ -189,6 +189,24 @@ pub async fn load_file(course_id: &str) -> Result<Option<GenerationFile>, String
         .map_err(|e| e.to_string())
 }
 
+/// Folds the time run so far into the stored file while a job runs, so a reload during a long
+/// silent wait (a local model reading its prompt) keeps the clock where it was. What the clock
+/// shows does not change, so nothing is notified.
+pub fn checkpoint_clock(view: RwSignal<GenView>) {
+    let mut file = None;
+    view.update_untracked(|v| {
+        if let (Some(_), Some(started), Some(f)) = (&v.job, v.run_started, v.file.as_mut()) {
+            let now = crate::now_ms();
+            f.elapsed_ms += now - started;
+            v.run_started = Some(now);
+            file = Some(f.clone());
+        }
+    });
+    if let Some(file) = file {
+        save_file(file);
+    }
+}
+
 fn save_file(file: GenerationFile) {
     leptos::task::spawn_local(async move {
         let saved = match open_store().await {

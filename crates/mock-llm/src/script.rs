@@ -65,7 +65,9 @@ pub struct Script {
     #[serde(default)]
     pub models: Option<Vec<String>>,
     /// How many chat requests are answered at once, across dialects (llama.cpp's slots);
-    /// the others wait their turn in arrival order. Absent = no limit.
+    /// the others wait their turn in arrival order. Absent = no limit. Set, the OpenAI
+    /// dialect also takes requests without a key, as a llama.cpp server started without
+    /// `--api-key` does.
     #[serde(default)]
     pub slots: Option<usize>,
     /// The context per slot, in estimated tokens: a longer prompt is refused and a reply is

@@ -3,7 +3,7 @@
 
 use std::io::{self, Write};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::http::ChunkedBody;
 use crate::script::{chunks, estimate_tokens, time_for, FaultSet, Reply};
@@ -162,12 +162,15 @@ impl Meter {
 
 /// Writes `frames`, applying `fault`'s stream faults and the script's per-frame delay. A cut
 /// returns without finishing the body, so the client sees the connection drop mid-response.
+/// `present` tells whether the client is still there: one that hangs up during the wait for
+/// the first token frees its slot at once, as llama.cpp cancels a closed connection's task.
 pub fn emit<W: Write>(
     mut sink: Sink<W>,
     frames: &[Frame],
     misfits: &Misfits,
     fault: Option<&FaultSet>,
     frame_delay: Duration,
+    present: &dyn Fn() -> bool,
 ) -> io::Result<()> {
     let none = FaultSet::default();
     let fault = fault.unwrap_or(&none);
@@ -187,7 +190,17 @@ pub fn emit<W: Write>(
             FrameKind::Content => {
                 if content == 0 {
                     if let Some(ms) = fault.ttft_ms {
-                        thread::sleep(Duration::from_millis(ms));
+                        let until = Instant::now() + Duration::from_millis(ms);
+                        loop {
+                            let left = until.saturating_duration_since(Instant::now());
+                            if left.is_zero() {
+                                break;
+                            }
+                            thread::sleep(left.min(Duration::from_millis(100)));
+                            if !present() {
+                                return Ok(());
+                            }
+                        }
                     }
                 } else if let Some(rate) = fault.drip_tokens_per_s {
                     thread::sleep(time_for(frame.tokens.max(1), rate));
@@ -264,6 +277,7 @@ mod tests {
             &misfits,
             Some(&fault),
             Duration::ZERO,
+            &|| true,
         )
         .unwrap();
         String::from_utf8(out).unwrap()

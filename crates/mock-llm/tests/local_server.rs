@@ -526,3 +526,49 @@ fn a_whole_answer_waits_for_every_token_at_the_generation_speed() {
         began.elapsed()
     );
 }
+
+#[test]
+fn a_local_server_takes_requests_without_a_key_and_a_cloud_one_does_not() {
+    let server = start(0, slow(1)).unwrap();
+    let keyless = post_json(
+        server.addr(),
+        "/v1/chat/completions",
+        &[],
+        &openai_body("Hi", false),
+    );
+    assert_eq!(
+        keyless.status, 200,
+        "a llama.cpp server started without --api-key"
+    );
+    server.set_script(Script::default());
+    let cloud = post_json(
+        server.addr(),
+        "/v1/chat/completions",
+        &[],
+        &openai_body("Hi", false),
+    );
+    assert_eq!(cloud.status, 401, "a cloud provider wants its key");
+}
+
+#[test]
+fn a_client_that_hangs_up_before_the_first_token_frees_its_slot() {
+    let server = start(
+        0,
+        script(json!({"default": {"text": LESSON}, "slots": 1, "faults": [{"ttft_ms": 20000}]})),
+    )
+    .unwrap();
+    let addr = server.addr();
+    let first = open_chat(addr, "first");
+    wait_until(addr, "the first is served", |c| {
+        c.len() == 1 && c[0]["started_ms"].is_u64()
+    });
+    drop(first);
+    server.set_script(script(json!({"default": {"text": LESSON}, "slots": 1})));
+    let answer = openai_chat(addr, "second");
+    assert_eq!(text_of(&decode_openai(&answer.body)), LESSON);
+    let second = &chats(addr)[1];
+    assert!(
+        ms(second, "started_ms") - ms(second, "received_ms") < 2000,
+        "the second did not wait out the first's silent 20 s: {second}"
+    );
+}

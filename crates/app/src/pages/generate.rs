@@ -25,10 +25,17 @@ pub fn GeneratePage(id: String) -> impl IntoView {
             }
         });
     }
-    // The clock on screen moves once a second while something runs.
+    // The clock on screen moves once a second while something runs, and is stored every few.
     let now = RwSignal::new(crate::now_ms());
+    let ticks = std::cell::Cell::new(0u32);
     let tick = set_interval_with_handle(
-        move || now.set(crate::now_ms()),
+        move || {
+            now.set(crate::now_ms());
+            ticks.set(ticks.get() + 1);
+            if ticks.get() % 3 == 0 {
+                generate::checkpoint_clock(view);
+            }
+        },
         std::time::Duration::from_secs(1),
     )
     .ok();
