@@ -3,11 +3,14 @@
 //! - `bootstrap`: install the pinned tools that are missing (idempotent).
 //! - `dev`: bootstrap, then serve the app with live reload on http://127.0.0.1:8080.
 //! - `build`: bootstrap, then the release bundle in `dist/`.
-//! - `test`: bootstrap, then fmt, the dependency rule, clippy, host tests, browser tests, release build, size budget, e2e.
+//! - `test`: bootstrap, then fmt, the dependency rule, clippy, host tests, browser tests, SDK
+//!   fidelity, brief fuzzing, eval and real-model plumbing, release build, size budget, e2e.
 //! - `e2e`: release build, then only the Playwright end-to-end tests.
 //! - `size`: gzip sizes of the release bundle against the budget.
 //! - `bench`: every benchmark, with its same-run baseline ratio, into `target/bench-report.md`.
 //! - `eval-director`: the director scenarios against a real model (needs the user's key).
+//! - `fuzz`: every fuzz target for `--seconds N` each (default 60), a table of executions and
+//!   crashes into `target/fuzz-report.md`; `test` runs each for a few seconds.
 //! - `real-model`: Aula writes and teaches courses with a real LLM (a local one by default) and
 //!   writes `target/real-model-report.md`; not part of `test`, which checks its plumbing.
 
@@ -15,6 +18,7 @@ mod bench;
 mod curl;
 mod deps;
 mod eval;
+mod fuzz;
 mod mock;
 mod real_model;
 mod size;
@@ -27,7 +31,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 const USAGE: &str =
-    "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench|eval-director|real-model>";
+    "usage: cargo xtask <bootstrap|dev|build|test|e2e|size|bench|eval-director|real-model|fuzz>";
 
 fn main() {
     if let Err(error) = run_cli() {
@@ -74,6 +78,14 @@ fn run_cli() -> Result<()> {
                 return Ok(());
             }
             real_model::run(&args)
+        }
+        "fuzz" => {
+            let args: Vec<String> = std::env::args().skip(2).collect();
+            if args.iter().any(|a| a == "--help" || a == "-h") {
+                println!("{}", fuzz::USAGE);
+                return Ok(());
+            }
+            fuzz::run(&fuzz::parse_args(&args)?)
         }
         "size" => {
             if !project_root().join("dist").join("index.html").exists() {
@@ -241,6 +253,15 @@ fn test() -> Result<()> {
             }),
         ),
         ("SDK fidelity (pytest)", Box::new(sdk_fidelity)),
+        (
+            "fuzz (briefly)",
+            Box::new(|| {
+                fuzz::run(&fuzz::Options {
+                    seconds: fuzz::TEST_SECONDS,
+                    only: Vec::new(),
+                })
+            }),
+        ),
         (
             "director eval plumbing (mock-llm)",
             Box::new(eval::self_test),

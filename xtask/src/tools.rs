@@ -149,7 +149,7 @@ fn wasm_target() -> Result<()> {
     Ok(())
 }
 
-fn cargo_tool(
+pub(crate) fn cargo_tool(
     name: &'static str,
     binary: &str,
     version: &str,

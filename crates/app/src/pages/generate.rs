@@ -32,7 +32,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
         move || {
             now.set(crate::now_ms());
             ticks.set(ticks.get() + 1);
-            if ticks.get() % 3 == 0 {
+            if ticks.get().is_multiple_of(3) {
                 generate::checkpoint_clock(view);
             }
         },
