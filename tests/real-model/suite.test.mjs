@@ -135,6 +135,7 @@ for (const spec of COURSES) {
       scenes: [],
       stats: {},
       notes: [],
+      outline_ms: 0,
       first_ready_ms: 0,
       written_ms: 0,
       round: null,
@@ -164,6 +165,12 @@ for (const spec of COURSES) {
         const meta = await page.getByTestId("gen-meta").textContent().catch(() => "");
         log(`${spec.tag}: ${status} ${meta} [${states.join(", ")}]`);
         if (status === "writing" && states.some((s) => s === "thinking")) await shot(page, `${spec.tag}-progress-reading.png`, { fullPage: true });
+      }
+      // The plan is shown for review first; the learner writes it as the model planned it.
+      if (status === "reviewing") {
+        course.outline_ms = Date.now() - started;
+        await shot(page, `${spec.tag}-outline.png`, { fullPage: true });
+        await page.getByTestId("outline-write").click();
       }
       if (status === "settled" || status === "stopped") break;
       if (Date.now() - started > 120 * MINUTE) throw new Error(`${spec.tag}: still ${status} after two hours`);

@@ -595,7 +595,7 @@ pub fn render_report(
     let mut summary = String::new();
     let _ = writeln!(
         summary,
-        "| course | scenes ready without a hand retry | first scene ready | all written | scenes played | round | short answer graded |\n|---|---|---|---|---|---|---|"
+        "| course | scenes ready without a hand retry | plan ready | first scene ready | all written | scenes played | round | short answer graded |\n|---|---|---|---|---|---|---|---|"
     );
     for course in &courses {
         let scenes = course["scenes"].as_array().cloned().unwrap_or_default();
@@ -611,9 +611,10 @@ pub fn render_report(
         let grade = &course["grade"];
         let _ = writeln!(
             summary,
-            "| {} ({}) | {ready} / {total} ({share:.0}%) | {} | {} | {played} / {total} | {} | {} |",
+            "| {} ({}) | {ready} / {total} ({share:.0}%) | {} | {} | {} | {played} / {total} | {} | {} |",
             clip(course["title"].as_str().unwrap_or("?"), 50),
             course["language"].as_str().unwrap_or("?"),
+            seconds(course["outline_ms"].as_u64().unwrap_or(0)),
             seconds(course["first_ready_ms"].as_u64().unwrap_or(0)),
             seconds(course["written_ms"].as_u64().unwrap_or(0)),
             match round["turns"].as_array() {
