@@ -239,9 +239,9 @@ for (const spec of COURSES) {
         const gradeStarted = Date.now();
         await page.getByTestId("quiz-check").click();
         if (short) {
-          const grade = (id) => document.querySelector(`[data-question="${id}"] [data-testid=grade]`)?.dataset.state;
-          // Grading… then the teacher's grade, or the learner's own marking with the reason.
-          await page.waitForFunction(grade, short.id, { timeout: 15_000 }).catch(() => {});
+          // Self-marking shows first, Grading… once the request is on its way, then the
+          // teacher's grade, or the learner's own marking with the reason.
+          await page.waitForFunction((id) => document.querySelector(`[data-question="${id}"] [data-testid=grade]`)?.dataset.state === "grading", short.id, { timeout: 60_000 }).catch(() => {});
           await page.waitForFunction(
             (id) => document.querySelector(`[data-question="${id}"] [data-testid=grade]`)?.dataset.state !== "grading",
             short.id,
@@ -278,7 +278,10 @@ for (const spec of COURSES) {
       text: b.querySelector(".bubble-text")?.textContent ?? "",
       done: b.dataset.done,
     })));
-    const problem = await page.getByTestId("ask-problem").textContent().catch(() => "");
+    // The problem line is in the page, hidden, until there is one.
+    const problem = (await page.getByTestId("ask-problem").isVisible().catch(() => false))
+      ? await page.getByTestId("ask-problem").textContent().catch(() => "")
+      : "";
     course.round = { question: spec.question, ms: Date.now() - asked, turns: bubbles.slice(1), problem: problem.trim(), end: problem.trim() ? "failed" : "answered" };
     await shot(page, `${spec.tag}-class-question.png`, { fullPage: true });
     await save();

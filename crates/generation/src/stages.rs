@@ -1042,7 +1042,8 @@ fn check_scene(
 
 /// The second try of a stage: the same request, the reply that failed (as much of it as the
 /// model's context leaves room for), and why it could not be used. The answer keeps the room
-/// the first had where the context allows; the echoed reply gives way first.
+/// the first had: what is added gives way instead, the echoed reply first, then the reason
+/// (shortened); with no room even for a short reason the request goes again as it was.
 pub fn feedback_request(
     original: &ChatRequest,
     reply: &str,
@@ -1050,34 +1051,39 @@ pub fn feedback_request(
     context_tokens: u32,
 ) -> ChatRequest {
     use aula_providers::budget::{prompt_tokens, text_tokens};
+    /// A reason shorter than this tells the model nothing.
+    const LEAST_NOTE: u32 = 24;
+    let error = clip(error, 1_500);
     let ask = format!(
-        "That reply could not be used as it is: {}. Reply again with the whole corrected answer, \
-         in the same format, and nothing else.",
-        clip(error, 1_500)
+        "That reply could not be used as it is: {error}. Reply again with the whole corrected \
+         answer, in the same format, and nothing else."
     );
     let reply_room = original.max_tokens.unwrap_or(1_024);
-    let base = prompt_tokens(original) + text_tokens(&ask) + 16;
-    let room = context_tokens
-        .saturating_sub(base)
+    // What the prompt may grow by while the answer keeps its room (two messages' framing: 16).
+    let spare = context_tokens
+        .saturating_sub(prompt_tokens(original))
         .saturating_sub(reply_room)
         .saturating_sub(32);
+    let mut chat = original.clone();
+    let echo_room = spare.saturating_sub(text_tokens(&ask) + 16);
     let mut echo = clip(reply, 6_000);
-    while text_tokens(&echo) > room && !echo.is_empty() {
+    while text_tokens(&echo) > echo_room && !echo.is_empty() {
         let keep = echo.chars().count() * 3 / 4;
         echo = echo.chars().take(keep).collect();
     }
-    let mut chat = original.clone();
-    if echo.trim().is_empty() {
-        // No room to show the reply: say why in the ask itself.
-        if let Some(last) = chat.messages.last_mut() {
-            last.content.push_str(&format!(
-                "\n\n(An earlier answer to this could not be used: {}.)",
-                clip(error, 1_500)
-            ));
-        }
-    } else {
+    if !echo.trim().is_empty() {
         chat.messages.push(ChatMessage::assistant(echo));
         chat.messages.push(ChatMessage::user(ask));
+    } else if let Some(last) = chat.messages.last_mut() {
+        // No room to show the reply: say why in the ask itself, as briefly as the room needs.
+        let mut note = format!("\n\n(An earlier answer to this could not be used: {error}.)");
+        while text_tokens(&note) > spare && note.chars().count() > 40 {
+            let keep = note.chars().count() * 3 / 4;
+            note = format!("{}…)", note.chars().take(keep).collect::<String>());
+        }
+        if spare >= LEAST_NOTE && text_tokens(&note) <= spare {
+            last.content.push_str(&note);
+        }
     }
     let left = context_tokens
         .saturating_sub(prompt_tokens(&chat))
@@ -1302,5 +1308,48 @@ mod tests {
             content_request(&quiz_ctx).unwrap().0.json_schema.is_some(),
             "a quiz asks for structured output"
         );
+    }
+
+    #[test]
+    fn a_corrected_retry_keeps_the_answers_room_and_the_reason_gives_way() {
+        use aula_providers::budget::prompt_tokens;
+        let context: u32 = 4_096;
+        let reason = "the script has no spoken text; every scene needs the teacher to speak \
+                      about each point it shows, in full sentences. "
+            .repeat(12);
+        let failed_reply = "{\"actions\": [{\"type\": \"spotlight\"}]} ".repeat(40);
+        let mut seen = [0; 3];
+        for prompt_words in (100..4_000).step_by(50) {
+            let mut original = ChatRequest::new(
+                "You write the script of one scene.".to_owned(),
+                vec![ChatMessage::user("word ".repeat(prompt_words))],
+            );
+            let prompt = prompt_tokens(&original);
+            let Some(left) = context.checked_sub(prompt + 32).filter(|l| *l > 0) else {
+                continue;
+            };
+            let room = 1_600.min(left);
+            original.max_tokens = Some(room);
+            let again = feedback_request(&original, &failed_reply, &reason, context);
+            assert_eq!(
+                again.max_tokens,
+                Some(room),
+                "the answer keeps its room with a prompt of {prompt} tokens"
+            );
+            assert!(prompt_tokens(&again) + room <= context, "{prompt} tokens");
+            let added = prompt_tokens(&again) - prompt;
+            let spare = context - prompt - room - 32;
+            if spare >= 1_500 {
+                assert_eq!(again.messages.len(), 3, "with room the reply is shown back");
+                seen[0] += 1;
+            } else if spare >= 24 {
+                assert!(added > 0, "a short reason is said ({spare} spare)");
+                seen[1] += 1;
+            } else {
+                assert_eq!(again, original, "no room: the request goes again as it was");
+                seen[2] += 1;
+            }
+        }
+        assert!(seen.iter().all(|n| *n > 0), "every case was met: {seen:?}");
     }
 }
