@@ -10,7 +10,9 @@
 //! instructions, the scene's own plan and, for a script, what its slide shows are never cut; if
 //! they alone do not fit, the stage fails with [`TooLong`]'s message and nothing is sent.
 
-use aula_providers::budget::{fit_reply, prompt_room, text_tokens, ReplySize, Sections, TooLong};
+use aula_providers::budget::{
+    fit_reply, prompt_room, prompt_tokens, text_tokens, ReplySize, Sections, TooLong,
+};
 use aula_providers::{preset, ChatMessage, ChatRequest, Endpoint, JsonSchema, ModelLimits};
 
 use crate::outline::SceneKind;
@@ -121,6 +123,18 @@ pub fn fit_request(
     Ok((chat, cuts))
 }
 
+/// The prompt of `request` as [`fit_request`] counted it against `target`'s context: a schema
+/// the server enforces is a sampling grammar, not prompt text, so it is not counted.
+pub fn fitted_prompt_tokens(request: &ChatRequest, target: Target) -> u32 {
+    if target.full_schemas && request.json_schema.is_some() {
+        let mut bare = request.clone();
+        bare.json_schema = None;
+        prompt_tokens(&bare)
+    } else {
+        prompt_tokens(request)
+    }
+}
+
 /// Whether these cuts (from [`fit_request`]) left out some of the learner's document.
 pub fn cuts_document(cuts: &[String]) -> bool {
     cuts.iter().any(|c| c.contains("document"))
@@ -136,7 +150,7 @@ pub fn plain(text: impl Into<String>) -> Sections {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aula_providers::budget::{prompt_tokens, Cut};
+    use aula_providers::budget::Cut;
 
     #[test]
     fn local_servers_get_full_schemas_and_the_limits_context() {

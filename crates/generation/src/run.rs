@@ -365,7 +365,7 @@ async fn run_stage_streaming<T>(
     let reason = correction_reason(&reply, &reason);
     notes.push(format!("{task}: asking again: {reason}"));
     stats.corrections += 1;
-    let again = feedback_request(request, &reply.text, &reason, env.limits.context_tokens);
+    let again = feedback_request(request, &reply.text, &reason, env.target());
     let second = match call(env, &again, task, stats, notes, &mut |_| {}).await {
         Ok(second) => second,
         Err(error) => return usable.ok_or(error),

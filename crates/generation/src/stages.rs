@@ -1048,9 +1048,11 @@ pub fn feedback_request(
     original: &ChatRequest,
     reply: &str,
     error: &str,
-    context_tokens: u32,
+    target: Target,
 ) -> ChatRequest {
-    use aula_providers::budget::{prompt_tokens, text_tokens};
+    use aula_providers::budget::text_tokens;
+    let context_tokens = target.context_tokens;
+    let prompt_tokens = |request: &ChatRequest| crate::fit::fitted_prompt_tokens(request, target);
     /// A reason shorter than this tells the model nothing.
     const LEAST_NOTE: u32 = 24;
     let error = clip(error, 1_500);
@@ -1312,44 +1314,62 @@ mod tests {
 
     #[test]
     fn a_corrected_retry_keeps_the_answers_room_and_the_reason_gives_way() {
-        use aula_providers::budget::prompt_tokens;
+        use crate::fit::fitted_prompt_tokens;
         let context: u32 = 4_096;
         let reason = "the script has no spoken text; every scene needs the teacher to speak \
                       about each point it shows, in full sentences. "
             .repeat(12);
         let failed_reply = "{\"actions\": [{\"type\": \"spotlight\"}]} ".repeat(40);
-        let mut seen = [0; 3];
-        for prompt_words in (100..4_000).step_by(50) {
-            let mut original = ChatRequest::new(
-                "You write the script of one scene.".to_owned(),
-                vec![ChatMessage::user("word ".repeat(prompt_words))],
-            );
-            let prompt = prompt_tokens(&original);
-            let Some(left) = context.checked_sub(prompt + 32).filter(|l| *l > 0) else {
-                continue;
+        // A schema as long as a script's: in the prompt for a server that only reads it, a
+        // sampling grammar (not counted) for one that enforces it.
+        let schema = JsonSchema {
+            name: "scene_script".to_owned(),
+            schema: json!({ "description": "an action of the script ".repeat(100) }),
+        };
+        for full_schemas in [false, true] {
+            let target = Target {
+                context_tokens: context,
+                full_schemas,
             };
-            let room = 1_600.min(left);
-            original.max_tokens = Some(room);
-            let again = feedback_request(&original, &failed_reply, &reason, context);
-            assert_eq!(
-                again.max_tokens,
-                Some(room),
-                "the answer keeps its room with a prompt of {prompt} tokens"
-            );
-            assert!(prompt_tokens(&again) + room <= context, "{prompt} tokens");
-            let added = prompt_tokens(&again) - prompt;
-            let spare = context - prompt - room - 32;
-            if spare >= 1_500 {
-                assert_eq!(again.messages.len(), 3, "with room the reply is shown back");
-                seen[0] += 1;
-            } else if spare >= 24 {
-                assert!(added > 0, "a short reason is said ({spare} spare)");
-                seen[1] += 1;
-            } else {
-                assert_eq!(again, original, "no room: the request goes again as it was");
-                seen[2] += 1;
+            let mut seen = [0; 3];
+            for prompt_words in (100..4_000).step_by(50) {
+                let mut original = ChatRequest::new(
+                    "You write the script of one scene.".to_owned(),
+                    vec![ChatMessage::user("word ".repeat(prompt_words))],
+                );
+                original.json_schema = Some(schema.clone());
+                let prompt = fitted_prompt_tokens(&original, target);
+                let Some(left) = context.checked_sub(prompt + 32).filter(|l| *l > 0) else {
+                    continue;
+                };
+                let room = 1_600.min(left);
+                original.max_tokens = Some(room);
+                let again = feedback_request(&original, &failed_reply, &reason, target);
+                assert_eq!(
+                    again.max_tokens,
+                    Some(room),
+                    "the answer keeps its room with a prompt of {prompt} tokens \
+                     (schemas enforced: {full_schemas})"
+                );
+                let again_prompt = fitted_prompt_tokens(&again, target);
+                assert!(again_prompt + room <= context, "{prompt} tokens");
+                let added = again_prompt - prompt;
+                let spare = context - prompt - room - 32;
+                if spare >= 1_500 {
+                    assert_eq!(again.messages.len(), 3, "with room the reply is shown back");
+                    seen[0] += 1;
+                } else if spare >= 24 {
+                    assert!(added > 0, "a short reason is said ({spare} spare)");
+                    seen[1] += 1;
+                } else {
+                    assert_eq!(again, original, "no room: the request goes again as it was");
+                    seen[2] += 1;
+                }
             }
+            assert!(
+                seen.iter().all(|n| *n > 0),
+                "every case was met (schemas enforced: {full_schemas}): {seen:?}"
+            );
         }
-        assert!(seen.iter().all(|n| *n > 0), "every case was met: {seen:?}");
     }
 }
