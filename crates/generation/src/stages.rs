@@ -963,6 +963,7 @@ fn actions_from_value(
             _ => None,
         })
         .collect();
+    problems.extend(persona_echo(&spoken, &ctx.request.agents));
     problems.extend(language_problem(spoken, language));
     Ok(Read {
         value: Written {
@@ -973,6 +974,43 @@ fn actions_from_value(
         problems,
         repaired: false,
     })
+}
+
+/// A line that reads out an agent's persona (the model copied its prompt) instead of
+/// teaching: most of the line's word runs (character runs in CJK) are the persona's.
+fn persona_echo(spoken: &[&str], agents: &[aula_course::AgentProfile]) -> Option<String> {
+    for line in spoken {
+        let runs = word_runs(line);
+        if runs.len() < 4 {
+            continue;
+        }
+        for agent in agents {
+            let persona = word_runs(&agent.persona);
+            let shared = runs.iter().filter(|r| persona.contains(*r)).count();
+            if shared * 2 >= runs.len() {
+                return Some(format!(
+                    "a line reads out how {} is described (\"{}\") instead of teaching; \
+                     every line is what is said to the class about this scene",
+                    agent.name,
+                    clip(line, 80)
+                ));
+            }
+        }
+    }
+    None
+}
+
+/// Runs of three words of `text`, lowercased; in CJK text runs of three characters.
+fn word_runs(text: &str) -> HashSet<String> {
+    let mut units: Vec<String> = Vec::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        if word.chars().any(|c| c as u32 >= 0x3000) {
+            units.extend(word.chars().map(String::from));
+        } else if !word.is_empty() {
+            units.push(word.to_lowercase());
+        }
+    }
+    units.windows(3).map(|w| w.join(" ")).collect()
 }
 
 /// Cuts a long speech at sentence ends so every piece fits.
@@ -1242,6 +1280,45 @@ mod tests {
             Some("mia"),
             "the teacher does not open a class discussion"
         );
+    }
+
+    #[test]
+    fn a_line_that_reads_out_a_persona_goes_back_and_a_line_about_the_slide_does_not() {
+        for language in ["en", "zh-CN"] {
+            let mut req = request();
+            req.language = language.into();
+            aula_course::speak_course_language(&mut req.agents, language);
+            let teacher = req.agents[0].clone();
+            let outline = outline(&[SceneKind::Slide]);
+            let ctx = SceneContext {
+                request: &req,
+                outline: &outline,
+                scene: &outline.scenes[0],
+                target: Target::default(),
+            };
+            let persona_problem = |line: &str| {
+                let reply = json!([{"type": "text", "content": line}]).to_string();
+                parse_actions(&reply, &ctx, &slide())
+                    .unwrap()
+                    .problems
+                    .into_iter()
+                    .find(|p| p.contains("is described"))
+            };
+            let read_out = persona_problem(&teacher.persona);
+            assert!(
+                read_out
+                    .as_deref()
+                    .is_some_and(|p| p.contains(&teacher.name)),
+                "{language}: {read_out:?}"
+            );
+            let lesson = if language == "en" {
+                "The moon pulls the sea toward it, so the water rises on the side facing it, \
+                 and one step at a time we will see why there are two tides a day."
+            } else {
+                "月球的引力把海水拉向它，所以面向月球的一侧水面升高，我们一步一步来看为什么一天有两次潮汐。"
+            };
+            assert_eq!(persona_problem(lesson), None, "{language}");
+        }
     }
 
     #[test]
