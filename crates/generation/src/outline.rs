@@ -160,21 +160,36 @@ pub fn outline_request(
     }
     let schema = JsonSchema {
         name: "course_outline".into(),
-        schema: outline_schema(),
+        schema: outline_schema(target.full_schemas.then_some(&shape)),
     };
     let (mut chat, cuts) = fit_request(plain(system), ask, Some(schema), Stage::Outline, target)?;
     chat.temperature = Some(0.4);
     Ok((chat, cuts))
 }
 
-fn outline_schema() -> Value {
-    let scene = json!({
+/// The outline as a JSON schema. For a server that enforces it while sampling (`bounds`), every
+/// list and text has a bound from the course's shape, so a small model cannot run on past its
+/// length limit repeating a key point; hosted strict modes take no such bounds and get none.
+fn outline_schema(bounds: Option<&Shape>) -> Value {
+    let text = |max: usize| match bounds {
+        Some(_) => json!({"type": "string", "minLength": 1, "maxLength": max}),
+        None => json!({"type": "string"}),
+    };
+    let mut key_points = json!({"type": "array", "items": text(OUTLINE_POINT_CHARS)});
+    let mut scenes = json!({"type": "array"});
+    if let Some(shape) = bounds {
+        key_points["minItems"] = json!(1);
+        key_points["maxItems"] = json!(5);
+        scenes["minItems"] = json!(shape.min.max(1));
+        scenes["maxItems"] = json!(shape.max.max(1));
+    }
+    scenes["items"] = json!({
         "type": "object",
         "properties": {
             "kind": {"type": "string", "enum": ["slide", "quiz", "interactive", "pbl"]},
-            "title": {"type": "string"},
-            "goal": {"type": "string"},
-            "key_points": {"type": "array", "items": {"type": "string"}},
+            "title": text(80),
+            "goal": text(200),
+            "key_points": key_points,
         },
         "required": ["kind", "title", "goal", "key_points"],
         "additionalProperties": false,
@@ -182,15 +197,18 @@ fn outline_schema() -> Value {
     json!({
         "type": "object",
         "properties": {
-            "title": {"type": "string"},
-            "description": {"type": "string"},
-            "language_directive": {"type": "string"},
-            "scenes": {"type": "array", "items": scene},
+            "title": text(80),
+            "description": text(300),
+            "language_directive": text(400),
+            "scenes": scenes,
         },
         "required": ["title", "description", "language_directive", "scenes"],
         "additionalProperties": false,
     })
 }
+
+/// The longest key point a bounded outline takes, in characters.
+const OUTLINE_POINT_CHARS: usize = 120;
 
 /// The English name of a language tag, for prompts ("zh-CN" → "Chinese (Simplified)").
 pub fn language_name(tag: &str) -> String {
@@ -632,6 +650,52 @@ mod tests {
         assert!(chat.messages[0].content.ends_with("</document>"));
         assert_eq!(cuts.len(), 1, "{cuts:?}");
         assert!(cuts[0].contains("the document"), "{cuts:?}");
+    }
+
+    #[test]
+    fn a_local_servers_outline_schema_bounds_every_list_and_text_and_a_hosted_one_none() {
+        /// Every string without an enum and every array, with whether each has its bound.
+        fn bounds(schema: &Value, out: &mut Vec<(String, bool)>, at: &str) {
+            match schema["type"].as_str() {
+                Some("string") if schema.get("enum").is_none() => {
+                    out.push((at.to_owned(), schema["maxLength"].is_u64()));
+                }
+                Some("array") => {
+                    out.push((at.to_owned(), schema["maxItems"].is_u64()));
+                    bounds(&schema["items"], out, &format!("{at}[]"));
+                }
+                _ => {}
+            }
+            if let Some(props) = schema["properties"].as_object() {
+                for (name, prop) in props {
+                    bounds(prop, out, &format!("{at}.{name}"));
+                }
+            }
+        }
+        let req = request();
+        let shape = shape_for(&req);
+        for (full_schemas, bounded) in [(true, true), (false, false)] {
+            let target = Target {
+                context_tokens: 4_096,
+                full_schemas,
+            };
+            let (chat, _) = outline_request(&req, target).unwrap();
+            let schema = &chat
+                .json_schema
+                .expect("the outline asks for its schema")
+                .schema;
+            let mut found = Vec::new();
+            bounds(schema, &mut found, "");
+            assert_eq!(found.len(), 8, "{found:?}");
+            assert!(
+                found.iter().all(|(_, b)| *b == bounded),
+                "bounded {bounded}: {found:?}"
+            );
+            if bounded {
+                assert_eq!(schema["properties"]["scenes"]["maxItems"], json!(shape.max));
+                assert_eq!(schema["properties"]["scenes"]["minItems"], json!(shape.min));
+            }
+        }
     }
 
     #[test]

@@ -372,6 +372,9 @@ fn project_schema() -> Value {
     serde_json::from_str(include_str!("../schemas/project.json")).unwrap_or_default()
 }
 
+/// The longest spoken line a script's schema takes, in characters.
+const SCRIPT_LINE_CHARS: usize = 700;
+
 /// A script as a JSON schema: spoken text and the actions this scene allows, spotlight and
 /// laser only at the slide's own elements, a discussion only where one is planned and opened by
 /// a classmate.
@@ -387,7 +390,11 @@ fn script_schema(
     };
     let mut items = vec![json!({
         "type": "object",
-        "properties": {"type": {"type": "string", "enum": ["text"]}, "content": {"type": "string"}},
+        "properties": {
+            "type": {"type": "string", "enum": ["text"]},
+            // A line is a few sentences; the bound ends a line that repeats itself.
+            "content": {"type": "string", "minLength": 1, "maxLength": SCRIPT_LINE_CHARS},
+        },
         "required": ["type", "content"],
         "additionalProperties": false,
     })];
