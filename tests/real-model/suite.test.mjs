@@ -282,7 +282,7 @@ for (const spec of COURSES) {
     const problem = (await page.getByTestId("ask-problem").isVisible().catch(() => false))
       ? await page.getByTestId("ask-problem").textContent().catch(() => "")
       : "";
-    course.round = { question: spec.question, ms: Date.now() - asked, turns: bubbles.slice(1), problem: problem.trim(), end: problem.trim() ? "failed" : "answered" };
+    course.round = { question: spec.question, ms: Date.now() - asked, turns: bubbles.slice(1), problem: problem.trim(), end: problem.trim() ? "failed" : bubbles.length > 1 ? "answered" : "no one spoke" };
     await shot(page, `${spec.tag}-class-question.png`, { fullPage: true });
     await save();
     log(`${spec.tag}: round of ${bubbles.length - 1} turn(s) in ${((Date.now() - asked) / 1000).toFixed(0)} s ${problem}`);
