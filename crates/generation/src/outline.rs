@@ -463,6 +463,20 @@ pub fn normalize(outline: &mut Outline, request: &CourseRequest) {
         outline.title = clip(request.topic.trim(), 80);
     }
     outline.title = clip(outline.title.trim(), 120);
+    for scene in &mut outline.scenes {
+        if !scene.title.chars().any(char::is_alphanumeric) {
+            // A title with no word in it ("],": a fragment of the model's JSON) names nothing.
+            scene.title = match scene.kind {
+                SceneKind::Quiz => quiz_title(&request.language).to_string(),
+                _ => [scene.key_points.first(), Some(&scene.goal)]
+                    .into_iter()
+                    .flatten()
+                    .find(|t| t.chars().any(char::is_alphanumeric))
+                    .map(|t| clip(t.trim(), 60))
+                    .unwrap_or_else(|| clip(request.topic.trim(), 60)),
+            };
+        }
+    }
     let valid = |id: &str| {
         !id.is_empty()
             && id.len() <= 32
@@ -696,6 +710,33 @@ mod tests {
                 assert_eq!(schema["properties"]["scenes"]["minItems"], json!(shape.min));
             }
         }
+    }
+
+    #[test]
+    fn a_scene_title_without_a_word_is_named_by_code() {
+        let mut req = request();
+        req.language = "zh-CN".into();
+        let scene = |kind: SceneKind, title: &str, point: &str| SceneOutline {
+            id: String::new(),
+            kind,
+            title: title.into(),
+            goal: String::new(),
+            key_points: vec![point.into()],
+            discussion: false,
+        };
+        let mut outline = Outline {
+            title: "光合作用".into(),
+            description: String::new(),
+            language_directive: String::new(),
+            scenes: vec![
+                scene(SceneKind::Slide, "叶绿体", "叶绿体吸收光"),
+                scene(SceneKind::Slide, " \"\" ", "光反应产生氧气"),
+                scene(SceneKind::Quiz, "],", ""),
+            ],
+        };
+        normalize(&mut outline, &req);
+        let titles: Vec<&str> = outline.scenes.iter().map(|s| s.title.as_str()).collect();
+        assert_eq!(titles, ["叶绿体", "光反应产生氧气", "小测验"]);
     }
 
     #[test]
