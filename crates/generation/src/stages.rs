@@ -14,7 +14,7 @@ use aula_providers::budget::{Cut, Sections, TooLong};
 use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
 use serde_json::{json, Map, Value};
 
-use crate::document::{scene_passages, SCENE_DOCUMENT_CHARS};
+use crate::document::{is_cjk, scene_passages, SCENE_DOCUMENT_CHARS};
 use crate::fit::{fit_request, plain, Stage, Target, PLAN_RANK};
 use crate::outline::{language_name, CourseRequest, Outline, SceneKind, SceneOutline};
 use crate::repair;
@@ -327,10 +327,7 @@ fn is_cjk_language(language: &str) -> bool {
 /// Words of `text`, or for CJK languages its CJK characters plus its other words.
 fn spoken_units(text: &str, language: &str) -> usize {
     if is_cjk_language(language) {
-        let cjk = text
-            .chars()
-            .filter(|c| matches!(*c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF))
-            .count();
+        let cjk = text.chars().filter(|c| is_cjk(*c)).count();
         let latin = text
             .split(|c: char| !c.is_ascii_alphanumeric())
             .filter(|w| !w.is_empty())
@@ -986,13 +983,13 @@ fn actions_from_value(
 /// A line that reads out an agent's persona (the model copied its prompt) instead of
 /// teaching: most of the line's word runs (character runs in CJK) are the persona's.
 fn persona_echo(spoken: &[&str], agents: &[aula_course::AgentProfile]) -> Option<String> {
+    let personas: Vec<HashSet<String>> = agents.iter().map(|a| word_runs(&a.persona)).collect();
     for line in spoken {
         let runs = word_runs(line);
         if runs.len() < 4 {
             continue;
         }
-        for agent in agents {
-            let persona = word_runs(&agent.persona);
+        for (agent, persona) in agents.iter().zip(&personas) {
             let shared = runs.iter().filter(|r| persona.contains(*r)).count();
             if shared * 2 >= runs.len() {
                 return Some(format!(
@@ -1011,7 +1008,7 @@ fn persona_echo(spoken: &[&str], agents: &[aula_course::AgentProfile]) -> Option
 fn word_runs(text: &str) -> HashSet<String> {
     let mut units: Vec<String> = Vec::new();
     for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.chars().any(|c| c as u32 >= 0x3000) {
+        if word.chars().any(is_cjk) {
             units.extend(word.chars().map(String::from));
         } else if !word.is_empty() {
             units.push(word.to_lowercase());
