@@ -44,7 +44,7 @@ test("a question pauses the lecture, the teacher answers in a streamed bubble, t
   ]);
   await script({
     rules: [
-      { match: { last_message_contains: ASK, system_contains: "Nobody has spoken yet this round." }, reply: { text: '{"next_agent":"teacher"}' } },
+      // Were the director asked first, it would end the round with no one speaking.
       { match: { last_message_contains: ASK }, reply: { text: '{"next_agent":"END"}' } },
     ],
     default: { text: teacherReply },
@@ -85,13 +85,39 @@ test("a question pauses the lecture, the teacher answers in a streamed bubble, t
   await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]").disabled);
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "playing", null, { timeout: 10000 });
 
-  // What reached the provider: a routing call, the teacher's call (with the question), a routing call.
+  // What reached the provider: the teacher's call first (code gives her the open question, no
+  // routing call), then one routing call.
   const requests = await (await fetch(`${mockUrl}/__requests`)).json();
   const chats = requests.filter((r) => r.method === "POST" && r.path?.endsWith("/chat/completions"));
-  assert.equal(chats.length, 3, `director, teacher, director: ${chats.length}`);
-  assert.match(JSON.stringify(chats[1].body), /square root of d_k/);
+  assert.equal(chats.length, 2, `teacher, director: ${chats.length}`);
+  assert.match(JSON.stringify(chats[0].body), /square root of d_k/);
+  assert.doesNotMatch(JSON.stringify(chats[0].body), /Who speaks next\?/, "the first call is the teacher's, not the director's");
+  assert.match(JSON.stringify(chats[1].body), /Who speaks next\?/);
   assert.ok(!JSON.stringify(requests).includes(KEY), "mock-llm's log never shows the key");
   await page.screenshot({ path: `${SHOTS}classroom-ask.png`, fullPage: true });
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
+test("a round the director ends before anyone speaks says so, and the next question clears it", async () => {
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  // "ok thanks" answers nothing, so code leaves the turn to the director, which ends the round.
+  await script({
+    rules: [{ match: { last_message_contains: ASK }, reply: { text: '{"next_agent":"END"}' } }],
+    default: reply(say("Softmax turns the scores into weights.")),
+  });
+  const { context, page, problems } = await openConnectedClassroom();
+  await page.getByTestId("ask-input").fill("ok thanks");
+  await page.getByTestId("ask-send").click();
+  await page.getByTestId("ask-notice").waitFor({ state: "visible", timeout: 15000 });
+  assert.match(await page.getByTestId("ask-notice").textContent(), /No one in the class took a turn/);
+  assert.equal(await page.getByTestId("ask-problem").isVisible(), false, "it is not shown as an error");
+  assert.equal(await page.getByTestId("bubble").count(), 1, "only the learner's words");
+  // A real question goes to the teacher by code and clears the note.
+  await page.getByTestId("ask-input").fill("What does softmax do?");
+  await page.getByTestId("ask-send").click();
+  await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble]")].some((b) => b.dataset.done === "true" && b.textContent.includes("weights")), null, { timeout: 15000 });
+  assert.equal(await page.getByTestId("ask-notice").isVisible(), false);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -202,7 +228,10 @@ test("a question starts a three-agent round that streams, draws, ends, and the l
   assert.ok(!texts[1].includes("variance"), "thinking is not part of the answer");
   // Both drawings were on the board while the round ran; the lecture took the stage back after.
   const { requests, chats } = await chatCalls();
-  assert.equal(chats.length, 7, `four director calls and three agent calls: ${chats.length}`);
+  // The open question goes to the teacher by code: the round's first call is hers.
+  assert.equal(chats.length, 6, `three director calls and three agent calls: ${chats.length}`);
+  assert.doesNotMatch(JSON.stringify(chats[0].body), /Who speaks next\?/, "no director call before the teacher");
+  assert.match(JSON.stringify(chats[0].body), /You are Dr\. Elena Ward,/);
   const input = chats.reduce((n, c) => n + c.input_tokens, 0);
   const output = chats.reduce((n, c) => n + c.output_tokens, 0);
   console.log(`three-agent round: ${chats.length} LLM calls, ${input} input + ${output} output tokens (mock-llm's estimate)`);

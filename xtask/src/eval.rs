@@ -17,7 +17,7 @@ use aula_director::prompt::{
 };
 use aula_director::reply::{ReplyEvent, ReplyParser};
 use aula_director::scenario::{load_dir, Scenario};
-use aula_director::{decide, parse_director_reply, DirectorStep};
+use aula_director::{decide, parse_director_reply, Decision, DirectorStep};
 use aula_providers::{
     preset, stream_chat_with_retry, ChatMessage, ChatRequest, Endpoint, KeyNeed, RetryPolicy,
     StreamEvent,
@@ -176,6 +176,8 @@ pub struct Tally {
     pub leads_with_answer: usize,
     pub answer_samples: usize,
     pub errors: usize,
+    /// Samples that code decided, with no model asked.
+    pub by_code: usize,
 }
 
 impl Tally {
@@ -188,6 +190,17 @@ impl Tally {
         self.leads_with_answer += other.leads_with_answer;
         self.answer_samples += other.answer_samples;
         self.errors += other.errors;
+        self.by_code += other.by_code;
+    }
+
+    /// Counts one decision against the scenario's expectation.
+    fn score(&mut self, scenario: &Scenario, cast: &[AgentProfile], decision: &Decision) {
+        let label = Scenario::label(decision);
+        self.samples += 1;
+        self.good += usize::from(scenario.is_good(decision));
+        self.bad += usize::from(scenario.is_bad(decision));
+        self.ended += usize::from(label == "END");
+        self.teacher += usize::from(teacher(cast).is_some_and(|t| t.id == label));
     }
 
     fn rate(n: usize, of: usize) -> String {
@@ -218,12 +231,6 @@ fn play(
     let discussion = scenario.discussion();
     let ids: Vec<String> = cast.iter().map(|a| a.id.clone()).collect();
     let mut tally = Tally::default();
-    if !matches!(decide(&scenario.round_state(&cast)), DirectorStep::NeedsLlm) {
-        // A code path: no model is asked, so one "sample" that the host tests already check.
-        tally.samples = 1;
-        tally.good = 1;
-        return Ok(tally);
-    }
     let learner = LearnerProfile::default();
     let system = director_prompt(&DirectorContext {
         agents: &cast,
@@ -234,26 +241,35 @@ fn play(
         learner: &learner,
         whiteboard_open: false,
     });
-    for _ in 0..options.samples {
+    let code_decision = match decide(&scenario.round_state(&cast)) {
+        DirectorStep::Decided(decision) => Some(decision),
+        DirectorStep::NeedsLlm => None,
+    };
+    if let Some(decision) = &code_decision {
+        // Code decides, whatever the model: one sample, scored like a model's.
+        tally.score(scenario, &cast, decision);
+        tally.by_code += 1;
+    }
+    let model_samples = if code_decision.is_some() {
+        0
+    } else {
+        options.samples
+    };
+    for _ in 0..model_samples {
         let mut request = ChatRequest::new(system.clone(), vec![ChatMessage::user(DIRECTOR_ASK)]);
         request.max_tokens = Some(200);
         if options.samples == 1 {
             request.temperature = Some(0.0);
         }
-        tally.samples += 1;
         match complete(director, &request) {
             Err(message) => {
                 eprintln!("  {}: director call failed: {message}", scenario.id);
+                tally.samples += 1;
                 tally.errors += 1;
             }
             Ok((reply, used)) => {
                 *tokens += used;
-                let decision = parse_director_reply(&reply, &ids);
-                let label = Scenario::label(&decision);
-                tally.good += usize::from(scenario.is_good(&decision));
-                tally.bad += usize::from(scenario.is_bad(&decision));
-                tally.ended += usize::from(label == "END");
-                tally.teacher += usize::from(teacher(&cast).is_some_and(|t| t.id == label));
+                tally.score(scenario, &cast, &parse_director_reply(&reply, &ids));
             }
         }
     }
@@ -342,22 +358,23 @@ pub fn evaluate(options: &Options, scenarios_dir: &Path) -> Result<BTreeMap<Stri
         director.provider, director.model, agents.provider, agents.model, options.samples
     );
     println!(
-        "{:<44} {:<16} {:>5} {:>6} {:>6} {:>8} {:>6}",
-        "scenario", "kind", "good", "END", "teacher", "leads", "errors"
+        "{:<44} {:<16} {:>5} {:>6} {:>6} {:>8} {:>6} {:>7}",
+        "scenario", "kind", "good", "END", "teacher", "leads", "errors", "decider"
     );
     let mut by_kind: BTreeMap<String, Tally> = BTreeMap::new();
     let mut tokens = 0;
     for scenario in &scenarios {
         let tally = play(scenario, options, &director, &agents, &mut tokens)?;
         println!(
-            "{:<44} {:<16} {:>5} {:>6} {:>6} {:>8} {:>6}",
+            "{:<44} {:<16} {:>5} {:>6} {:>6} {:>8} {:>6} {:>7}",
             scenario.id,
             scenario.kind,
             Tally::rate(tally.good, tally.samples),
             Tally::rate(tally.ended, tally.samples),
             Tally::rate(tally.teacher, tally.samples),
             Tally::rate(tally.leads_with_answer, tally.answer_samples),
-            tally.errors
+            tally.errors,
+            if tally.by_code > 0 { "code" } else { "model" }
         );
         by_kind
             .entry(scenario.kind.clone())
@@ -367,7 +384,7 @@ pub fn evaluate(options: &Options, scenarios_dir: &Path) -> Result<BTreeMap<Stri
     println!("\nby kind (goals: premature_end bad rate <= 0.20, bad = END or USER while the question is open; frustrated and answer_content teacher rate >= 0.70; answer_content leads >= 0.70)");
     for (kind, tally) in &by_kind {
         println!(
-            "  {:<16} good {:>5}  bad {:>5}  END {:>5}  teacher {:>5}  leads {:>5}  ({} samples, {} errors)",
+            "  {:<16} good {:>5}  bad {:>5}  END {:>5}  teacher {:>5}  leads {:>5}  ({} samples, {} by code, {} errors)",
             kind,
             Tally::rate(tally.good, tally.samples),
             Tally::rate(tally.bad, tally.samples),
@@ -375,6 +392,7 @@ pub fn evaluate(options: &Options, scenarios_dir: &Path) -> Result<BTreeMap<Stri
             Tally::rate(tally.teacher, tally.samples),
             Tally::rate(tally.leads_with_answer, tally.answer_samples),
             tally.samples,
+            tally.by_code,
             tally.errors
         );
     }

@@ -1,5 +1,6 @@
 //! The director: who speaks next in a classroom round. Code decides whenever it can (one agent
-//! in the room, a discussion opened by a known agent, the turn cap); only otherwise is the LLM
+//! in the room, a discussion opened by a known agent, the turn cap, a learner's question that no
+//! teacher has answered yet); only otherwise is the LLM
 //! asked, and its reply is parsed strictly: anything invalid, ambiguous or naming someone not
 //! in the room ends the round safely, with the reason kept for the session's log.
 //!
@@ -82,6 +83,24 @@ pub struct RoundState {
     pub max_turns: u32,
     /// The agent that opens a discussion, when the round is one.
     pub trigger_agent_id: Option<String>,
+    /// The learner's latest question still waits for an answer
+    /// ([`conversation::learner_question_open`]).
+    pub question_open: bool,
+    /// Who answers the learner by rule: the room's first teacher, else its first assistant.
+    pub answerer_id: Option<String>,
+    /// The agent that took the round's latest turn.
+    pub last_speaker_id: Option<String>,
+}
+
+impl RoundState {
+    /// The agent that answers a learner's question by rule: the first teacher in `agents`, else
+    /// the first assistant.
+    pub fn answerer(agents: &[model::AgentProfile]) -> Option<String> {
+        [model::AgentRole::Teacher, model::AgentRole::Assistant]
+            .iter()
+            .find_map(|role| agents.iter().find(|a| a.role == *role))
+            .map(|a| a.id.clone())
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,7 +111,11 @@ pub enum DirectorStep {
     NeedsLlm,
 }
 
-/// Decides without the LLM when code can.
+/// Decides without the LLM when code can, in this order: the turn cap ends the round; an empty
+/// room ends it; a lone agent answers once and then hands back to the learner; a discussion opens
+/// with its trigger agent; an open learner question goes to the answerer (teacher, else assistant)
+/// unless they took the latest turn. So the director model is never asked, and can never end the
+/// round or hand it back, while the learner's question waits for its first answer.
 pub fn decide(state: &RoundState) -> DirectorStep {
     use DirectorStep::{Decided, NeedsLlm};
     if state.turn_count >= state.max_turns {
@@ -107,7 +130,16 @@ pub fn decide(state: &RoundState) -> DirectorStep {
                 Decided(Decision::Agent(trigger.clone()))
             }
             // A trigger not in the room is left to the LLM, which sees who is.
-            _ => NeedsLlm,
+            _ => match &state.answerer_id {
+                Some(answerer)
+                    if state.question_open
+                        && several.contains(answerer)
+                        && state.last_speaker_id.as_ref() != Some(answerer) =>
+                {
+                    Decided(Decision::Agent(answerer.clone()))
+                }
+                _ => NeedsLlm,
+            },
         },
     }
 }
@@ -210,6 +242,16 @@ mod tests {
             turn_count,
             max_turns: 10,
             trigger_agent_id: trigger.map(Into::into),
+            ..RoundState::default()
+        }
+    }
+
+    fn asked(turn_count: u32, answerer: Option<&str>, last: Option<&str>) -> RoundState {
+        RoundState {
+            question_open: true,
+            answerer_id: answerer.map(Into::into),
+            last_speaker_id: last.map(Into::into),
+            ..round(&ROOM, turn_count, None)
         }
     }
 
@@ -246,6 +288,69 @@ mod tests {
     #[test]
     fn several_agents_without_a_trigger_need_the_llm() {
         assert_eq!(decide(&round(&ROOM, 0, None)), DirectorStep::NeedsLlm);
+    }
+
+    #[test]
+    fn an_open_learner_question_goes_to_the_answerer_without_the_llm() {
+        assert_eq!(decide(&asked(0, Some("teacher"), None)), agent("teacher"));
+        // Mid-round (a question asked during a discussion), after a classmate spoke.
+        assert_eq!(
+            decide(&asked(3, Some("teacher"), Some("mia"))),
+            agent("teacher")
+        );
+    }
+
+    #[test]
+    fn the_answerer_does_not_take_two_turns_in_a_row_nor_answer_from_outside_the_room() {
+        assert_eq!(
+            decide(&asked(1, Some("teacher"), Some("teacher"))),
+            DirectorStep::NeedsLlm
+        );
+        assert_eq!(
+            decide(&asked(0, Some("ghost"), None)),
+            DirectorStep::NeedsLlm
+        );
+        assert_eq!(decide(&asked(0, None, None)), DirectorStep::NeedsLlm);
+    }
+
+    #[test]
+    fn an_answered_question_or_a_discussions_opening_is_not_the_answerers() {
+        let answered = RoundState {
+            question_open: false,
+            ..asked(0, Some("teacher"), None)
+        };
+        assert_eq!(decide(&answered), DirectorStep::NeedsLlm);
+        let discussion = RoundState {
+            trigger_agent_id: Some("leo".into()),
+            ..asked(0, Some("teacher"), None)
+        };
+        assert_eq!(decide(&discussion), agent("leo"));
+    }
+
+    #[test]
+    fn the_answerer_is_the_first_teacher_else_the_first_assistant() {
+        let cast = aula_course::default_agents();
+        let teacher = cast
+            .iter()
+            .find(|a| a.role == model::AgentRole::Teacher)
+            .unwrap();
+        assert_eq!(RoundState::answerer(&cast), Some(teacher.id.clone()));
+        let without: Vec<_> = cast
+            .iter()
+            .filter(|a| a.role != model::AgentRole::Teacher)
+            .cloned()
+            .collect();
+        let expected = without
+            .iter()
+            .find(|a| a.role == model::AgentRole::Assistant)
+            .map(|a| a.id.clone());
+        assert_eq!(RoundState::answerer(&without), expected);
+        let students: Vec<_> = cast
+            .iter()
+            .filter(|a| a.role == model::AgentRole::Student)
+            .cloned()
+            .collect();
+        assert_eq!(RoundState::answerer(&students), None);
     }
 
     #[test]

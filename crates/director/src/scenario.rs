@@ -132,6 +132,9 @@ impl Scenario {
             turn_count: self.turns.len() as u32,
             max_turns: 10,
             trigger_agent_id: self.discussion().and_then(|d| d.initiator),
+            question_open: crate::conversation::learner_question_open(&self.history(cast)),
+            answerer_id: RoundState::answerer(cast),
+            last_speaker_id: self.turns(cast).last().map(|t| t.agent_id.clone()),
         }
     }
 

@@ -41,6 +41,7 @@ fn every_kind_of_the_reference_is_covered() {
 
 #[test]
 fn each_scenario_takes_its_code_path() {
+    let mut wrong = Vec::new();
     for scenario in scenarios() {
         let cast = scenario.cast(&default_agents()).unwrap();
         let step = decide(&scenario.round_state(&cast));
@@ -48,10 +49,25 @@ fn each_scenario_takes_its_code_path() {
         match (expected, &step) {
             ("llm", DirectorStep::NeedsLlm) => {}
             (id, DirectorStep::Decided(Decision::Agent(chosen))) if id == chosen => {}
-            _ => panic!(
+            _ => wrong.push(format!(
                 "{}: expected code path {expected}, got {step:?}",
                 scenario.id
-            ),
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn a_code_decision_is_one_of_its_scenarios_good_answers() {
+    for scenario in scenarios() {
+        let cast = scenario.cast(&default_agents()).unwrap();
+        if let DirectorStep::Decided(decision) = decide(&scenario.round_state(&cast)) {
+            assert!(
+                scenario.is_good(&decision) && !scenario.is_bad(&decision),
+                "{}: code decides {decision:?}",
+                scenario.id
+            );
         }
     }
 }

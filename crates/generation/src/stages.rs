@@ -372,9 +372,15 @@ fn project_schema() -> Value {
 /// The longest spoken line a script's schema takes, in characters.
 const SCRIPT_LINE_CHARS: usize = 700;
 
-/// A script as a JSON schema: spoken text and the actions this scene allows, spotlight and
-/// laser only at the slide's own elements, a discussion only where one is planned and opened by
-/// a classmate.
+/// The field before the script in which a server that enforces schemas makes the teacher speak
+/// first: a small model held to the item list alone has written scripts of actions only.
+const OPENING_LINE: &str = "opening_line";
+
+/// A script as a JSON schema: the teacher's opening words, then spoken text and the actions this
+/// scene allows, spotlight and laser only at the slide's own elements, a discussion only where
+/// one is planned and opened by a classmate. (A list cannot require its first item to be text on
+/// llama.cpp, which reads `prefixItems` as a fixed tuple, so the first words are a field of their
+/// own, ordered before the list.)
 fn script_schema(
     content: &SceneContent,
     kinds: &[ActionKind],
@@ -442,9 +448,10 @@ fn script_schema(
     json!({
         "type": "object",
         "properties": {
-            "script": {"type": "array", "minItems": 2, "maxItems": 14, "items": {"anyOf": items}},
+            OPENING_LINE: {"type": "string", "minLength": 10, "maxLength": SCRIPT_LINE_CHARS},
+            "script": {"type": "array", "minItems": 1, "maxItems": 13, "items": {"anyOf": items}},
         },
-        "required": ["script"],
+        "required": [OPENING_LINE, "script"],
         "additionalProperties": false,
     })
 }
@@ -698,9 +705,14 @@ pub fn actions_request(
             _ => "The class is under way: go straight on from the previous scene, without greeting.",
         }
     );
+    let opening = if ctx.target.full_schemas {
+        format!("\"{OPENING_LINE}\": the teacher's first words, ")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "\nReply with one JSON object {{\"script\": [item, ...]}}, the items in the order things \
+        "\nReply with one JSON object {{{opening}\"script\": [item, ...]}}, the items in the order things \
          happen. Items:\n\
          - {{\"type\":\"text\",\"content\":string}}: what the teacher says, one to three sentences, \
          plain spoken words (no Markdown, no lists, no formulas written as code).\n\
@@ -800,10 +812,25 @@ fn actions_from_value(
 ) -> Result<Read<Written<Vec<Action>>>, String> {
     let items = match value {
         Value::Array(items) => items,
-        Value::Object(mut map) => match map.remove("actions").or_else(|| map.remove("script")) {
-            Some(Value::Array(items)) => items,
-            _ => return Err("the script must be a JSON array of items".into()),
-        },
+        Value::Object(mut map) => {
+            let mut items = match map.remove("actions").or_else(|| map.remove("script")) {
+                Some(Value::Array(items)) => items,
+                _ => return Err("the script must be a JSON array of items".into()),
+            };
+            let opening = map.remove(OPENING_LINE);
+            let opening = opening.as_ref().and_then(Value::as_str).map(str::trim);
+            // The opening words lead the script, unless the list repeats them as its first line.
+            let repeated = |first: &Value| {
+                let said = first.get("content").or_else(|| first.get("text"));
+                said.and_then(Value::as_str).map(str::trim) == opening
+            };
+            if let Some(opening) = opening.filter(|o| !o.is_empty()) {
+                if !items.first().is_some_and(repeated) {
+                    items.insert(0, json!({"type": "text", "content": opening}));
+                }
+            }
+            items
+        }
         _ => return Err("the script must be a JSON array of items".into()),
     };
     let allowed = script_actions(ctx, content);
@@ -1213,6 +1240,63 @@ mod tests {
             project["required"],
             json!(["briefing", "objectives", "project"])
         );
+    }
+
+    #[test]
+    fn an_enforcing_servers_script_opens_with_the_teachers_words_even_when_its_list_is_all_actions(
+    ) {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide]);
+        let scene = &outline.scenes[0];
+        let kinds = [ActionKind::Spotlight];
+        let schema = script_schema(&slide(), &kinds, false, &[]);
+        assert_eq!(schema["required"], json!([OPENING_LINE, "script"]));
+        assert_eq!(schema["properties"][OPENING_LINE]["type"], "string");
+        // serde_json keeps keys sorted, and llama.cpp writes them in the order it gets them: the
+        // opening words come before the list.
+        let keys: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(keys, [OPENING_LINE, "script"]);
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene,
+            target: Target {
+                full_schemas: true,
+                ..Target::default()
+            },
+        };
+        // Long enough for the slide on its own (two thirds of 60 words).
+        let opening = "Look at the sea: twice a day it climbs the beach and falls back again. \
+            That rise and fall is the tide, and today we find out why it happens. The moon pulls \
+            on the water of the whole planet, a little more on the near side than on the far \
+            side, and that small difference in pull is what we see as the tide.";
+        let reply = json!({OPENING_LINE: opening, "script": [
+            {"type": "action", "name": "spotlight", "params": {"element_id": "title"}},
+        ]});
+        let actions = actions_from_value(reply, &ctx, &slide()).map(|r| r.value.value);
+        let actions = actions.expect("the opening words make it a script");
+        assert!(matches!(&actions[0], Action::Speech(s) if s.text == opening));
+        assert_eq!(actions.len(), 2);
+        // Repeated as the list's first line, the words are said once.
+        let reply = json!({OPENING_LINE: opening, "script": [
+            {"type": "text", "content": format!(" {opening}")},
+            {"type": "action", "name": "spotlight", "params": {"element_id": "title"}},
+        ]});
+        let actions = actions_from_value(reply, &ctx, &slide()).unwrap().value.value;
+        assert_eq!(actions.len(), 2, "{actions:?}");
+        // The prompt names the field only where the schema asks for it.
+        let asked = |full_schemas| {
+            let ctx = SceneContext {
+                target: Target {
+                    full_schemas,
+                    ..Target::default()
+                },
+                ..ctx
+            };
+            let (chat, _) = actions_request(&ctx, &slide()).unwrap();
+            chat.system.contains(OPENING_LINE)
+        };
+        assert!(asked(true) && !asked(false));
     }
 
     #[test]

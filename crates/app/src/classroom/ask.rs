@@ -44,6 +44,8 @@ pub struct Conversation {
     /// A round is being set up (settings and course read) and has no job id yet.
     starting: StoredValue<bool>,
     pub problem: RwSignal<Option<String>>,
+    /// A note on how the last round went that is not an error (no one took a turn).
+    pub notice: RwSignal<Option<String>>,
     /// The course file, read once per visit (a sample means two fetches).
     course_file: StoredValue<Option<String>>,
 }
@@ -84,6 +86,7 @@ impl Conversation {
             running,
             starting: StoredValue::new(false),
             problem: RwSignal::new(None),
+            notice: RwSignal::new(None),
             course_file: StoredValue::new(None),
         }
     }
@@ -160,6 +163,7 @@ impl Conversation {
         explain: impl Fn(Unusable) -> String,
     ) -> Result<(), ()> {
         self.problem.set(None);
+        self.notice.set(None);
         let fail = |message: String| {
             self.problem.set(Some(message));
             Err(())
@@ -221,11 +225,14 @@ impl Conversation {
             history: self.view.with_untracked(history),
             limits: connection.limits(),
         };
+        let i18n = self.i18n;
+        let mut anyone_spoke = false;
         let id = ai::round(job, move |update| {
             if let Some(event) = session_event(&update) {
                 self.record(event);
             }
             match update.event.as_str() {
+                "agent_start" => anyone_spoke = true,
                 // Drawings, spotlight and laser show on the stage as they arrive.
                 "action" => {
                     let action = update.action.as_deref().map(serde_json::from_str::<Action>);
@@ -238,6 +245,12 @@ impl Conversation {
                 }
                 "finished" => {
                     self.running.try_set(None);
+                    // A round the director ended before anyone spoke would otherwise look like
+                    // nothing happened. (A stopped or failed round says so on its own.)
+                    if !anyone_spoke && !update.failed && update.text != "Cancelled" {
+                        self.notice
+                            .try_set(Some(t_string!(i18n, ask_nobody_spoke).to_owned()));
+                    }
                     if !update.failed && was_playing {
                         self.session.send(Command::Resume);
                     }
@@ -370,6 +383,9 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
                 {move || shown().into_iter().map(bubble_view).collect_view()}
             </ol>
             <p class="ask-status muted" data-testid="ask-choosing" hidden=move || !choosing()>{t!(i18n, ask_choosing)}</p>
+            <p class="ask-status" role="status" data-testid="ask-notice" hidden=move || talk.notice.get().is_none()>
+                {move || talk.notice.get().unwrap_or_default()}
+            </p>
             <p class="error" role="alert" data-testid="ask-problem" hidden=move || talk.problem.get().is_none()>
                 {move || talk.problem.get().unwrap_or_default()}
                 " " <a href="/settings">{t!(i18n, nav_settings)}</a>
