@@ -29,6 +29,9 @@ use flate2::Compression;
 ///   fetching every locale but the default on first use (`/locales/<name>.json`; zh's texts are
 ///   3.2 KB gzip that a learner who reads Chinese loads on top) and keeping the learner's limits
 ///   as plain numbers in the connection record (no reader of their own): page 639.3 KB.
+///   The note for a round in which no one spoke (+0.4 KB) is paid for by the release build's
+///   stylesheet losing its comments and layout whitespace (`web/precache.mjs`: 7.3 → 6.1 KB):
+///   page 638.9 KB.
 ///
 /// Getting back under 500, then towards 400, needs the page to load less up front: the settings,
 /// provider and generation screens as a second module loaded on first use.

@@ -1243,8 +1243,8 @@ mod tests {
     }
 
     #[test]
-    fn an_enforcing_servers_script_opens_with_the_teachers_words_even_when_its_list_is_all_actions(
-    ) {
+    fn an_enforcing_servers_script_opens_with_the_teachers_words_even_when_its_list_is_all_actions()
+    {
         let req = request();
         let outline = outline(&[SceneKind::Slide]);
         let scene = &outline.scenes[0];
@@ -1282,7 +1282,10 @@ mod tests {
             {"type": "text", "content": format!(" {opening}")},
             {"type": "action", "name": "spotlight", "params": {"element_id": "title"}},
         ]});
-        let actions = actions_from_value(reply, &ctx, &slide()).unwrap().value.value;
+        let actions = actions_from_value(reply, &ctx, &slide())
+            .unwrap()
+            .value
+            .value;
         assert_eq!(actions.len(), 2, "{actions:?}");
         // The prompt names the field only where the schema asks for it.
         let asked = |full_schemas| {

@@ -44,8 +44,6 @@ pub struct Conversation {
     /// A round is being set up (settings and course read) and has no job id yet.
     starting: StoredValue<bool>,
     pub problem: RwSignal<Option<String>>,
-    /// A note on how the last round went that is not an error (no one took a turn).
-    pub notice: RwSignal<Option<String>>,
     /// The course file, read once per visit (a sample means two fetches).
     course_file: StoredValue<Option<String>>,
 }
@@ -86,7 +84,6 @@ impl Conversation {
             running,
             starting: StoredValue::new(false),
             problem: RwSignal::new(None),
-            notice: RwSignal::new(None),
             course_file: StoredValue::new(None),
         }
     }
@@ -163,7 +160,6 @@ impl Conversation {
         explain: impl Fn(Unusable) -> String,
     ) -> Result<(), ()> {
         self.problem.set(None);
-        self.notice.set(None);
         let fail = |message: String| {
             self.problem.set(Some(message));
             Err(())
@@ -225,14 +221,11 @@ impl Conversation {
             history: self.view.with_untracked(history),
             limits: connection.limits(),
         };
-        let i18n = self.i18n;
-        let mut anyone_spoke = false;
         let id = ai::round(job, move |update| {
             if let Some(event) = session_event(&update) {
                 self.record(event);
             }
             match update.event.as_str() {
-                "agent_start" => anyone_spoke = true,
                 // Drawings, spotlight and laser show on the stage as they arrive.
                 "action" => {
                     let action = update.action.as_deref().map(serde_json::from_str::<Action>);
@@ -245,12 +238,6 @@ impl Conversation {
                 }
                 "finished" => {
                     self.running.try_set(None);
-                    // A round the director ended before anyone spoke would otherwise look like
-                    // nothing happened. (A stopped or failed round says so on its own.)
-                    if !anyone_spoke && !update.failed && update.text != "Cancelled" {
-                        self.notice
-                            .try_set(Some(t_string!(i18n, ask_nobody_spoke).to_owned()));
-                    }
                     if !update.failed && was_playing {
                         self.session.send(Command::Resume);
                     }
@@ -376,15 +363,25 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
         })
     };
     let choosing = move || talk.running.get().is_some() && talk.view.with(|v| v.speaking.is_none());
+    // The learner's words are the last, no round runs and nothing went wrong: no one answered
+    // (the director ended the round first, or it was stopped or the page closed before a turn).
+    let unanswered = move || {
+        talk.running.get().is_none()
+            && talk.problem.with(Option::is_none)
+            && talk.view.with(|v| {
+                v.messages
+                    .last()
+                    .is_some_and(|m| m.speaker == ViewSpeaker::Learner)
+            })
+    };
 
     view! {
         <section class="ask" data-testid="ask" aria-label=t!(i18n, ask_label)>
             <ol class="bubbles" aria-live="polite">
                 {move || shown().into_iter().map(bubble_view).collect_view()}
             </ol>
-            <p class="ask-status muted" data-testid="ask-choosing" hidden=move || !choosing()>{t!(i18n, ask_choosing)}</p>
-            <p class="ask-status" role="status" data-testid="ask-notice" hidden=move || talk.notice.get().is_none()>
-                {move || talk.notice.get().unwrap_or_default()}
+            <p class="ask-status muted" role="status" data-testid="ask-status" hidden=move || !choosing() && !unanswered()>
+                {move || if choosing() { t_string!(i18n, ask_choosing) } else { t_string!(i18n, ask_nobody_spoke) }}
             </p>
             <p class="error" role="alert" data-testid="ask-problem" hidden=move || talk.problem.get().is_none()>
                 {move || talk.problem.get().unwrap_or_default()}
