@@ -150,6 +150,7 @@ pub fn content_request(ctx: &SceneContext) -> Result<(ChatRequest, Vec<String>),
     let full = ctx.target.full_schemas;
     let (rules, schema) = match ctx.scene.kind {
         SceneKind::Slide => (SLIDE_RULES, full.then(slide_schema)),
+        SceneKind::Quiz if full => (QUIZ_RULES, Some(enforced_quiz_schema())),
         SceneKind::Quiz => (QUIZ_RULES, Some(quiz_schema())),
         SceneKind::Interactive => (INTERACTIVE_RULES, None),
         SceneKind::Pbl => (PROJECT_RULES, full.then(project_schema)),
@@ -461,6 +462,14 @@ fn script_schema(
 /// [`slide_schema`]).
 fn quiz_schema() -> Value {
     serde_json::from_str(include_str!("../schemas/quiz.json")).unwrap_or_default()
+}
+
+/// The quiz for a server that enforces schemas: three questions as a tuple (llama.cpp and Ollama
+/// read an `items` list so), two with choices and the last a short answer, so every quiz has one
+/// to grade by construction. The same question object as [`quiz_schema`]'s otherwise. Kept as
+/// JSON text (see [`slide_schema`]).
+fn enforced_quiz_schema() -> Value {
+    serde_json::from_str(include_str!("../schemas/quiz-enforced.json")).unwrap_or_default()
 }
 
 /// Reads the content stage's reply into the scene's content.
@@ -1300,6 +1309,53 @@ mod tests {
             chat.system.contains(OPENING_LINE)
         };
         assert!(asked(true) && !asked(false));
+    }
+
+    #[test]
+    fn an_enforcing_servers_quiz_is_two_choice_questions_then_a_short_answer() {
+        let schema = enforced_quiz_schema();
+        let questions = &schema["properties"]["questions"];
+        let tuple = questions["items"].as_array().expect("a tuple of questions");
+        assert_eq!(tuple.len(), 3);
+        assert_eq!(
+            (
+                questions["minItems"].as_u64(),
+                questions["maxItems"].as_u64()
+            ),
+            (Some(3), Some(3))
+        );
+        let kinds: Vec<&Value> = tuple
+            .iter()
+            .map(|q| &q["properties"]["type"]["enum"])
+            .collect();
+        assert_eq!(kinds[0], &json!(["single", "multiple"]));
+        assert_eq!(kinds[1], &json!(["single", "multiple"]));
+        assert_eq!(kinds[2], &json!(["short"]));
+        assert_eq!(tuple[2]["properties"]["options"]["maxItems"], 0);
+        for q in tuple {
+            // Still the fields the reader takes, all required.
+            assert_eq!(
+                q["required"],
+                quiz_schema()["properties"]["questions"]["items"]["required"]
+            );
+        }
+        // A hosted strict mode gets the plain one; the content request picks by the target.
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
+        let asked = |full_schemas| {
+            let ctx = SceneContext {
+                request: &req,
+                outline: &outline,
+                scene: &outline.scenes[1],
+                target: Target {
+                    full_schemas,
+                    ..Target::default()
+                },
+            };
+            content_request(&ctx).unwrap().0.json_schema.unwrap().schema
+        };
+        assert_eq!(asked(true), schema);
+        assert_eq!(asked(false), quiz_schema());
     }
 
     #[test]
