@@ -232,6 +232,15 @@ fn play(
     let ids: Vec<String> = cast.iter().map(|a| a.id.clone()).collect();
     let mut tally = Tally::default();
     let learner = LearnerProfile::default();
+    let model_samples = match decide(&scenario.round_state(&cast)) {
+        DirectorStep::Decided(decision) => {
+            // Code decides, whatever the model: one sample, scored like a model's.
+            tally.score(scenario, &cast, &decision);
+            tally.by_code += 1;
+            0
+        }
+        DirectorStep::NeedsLlm => options.samples,
+    };
     let system = director_prompt(&DirectorContext {
         agents: &cast,
         turns: &turns,
@@ -241,20 +250,6 @@ fn play(
         learner: &learner,
         whiteboard_open: false,
     });
-    let code_decision = match decide(&scenario.round_state(&cast)) {
-        DirectorStep::Decided(decision) => Some(decision),
-        DirectorStep::NeedsLlm => None,
-    };
-    if let Some(decision) = &code_decision {
-        // Code decides, whatever the model: one sample, scored like a model's.
-        tally.score(scenario, &cast, decision);
-        tally.by_code += 1;
-    }
-    let model_samples = if code_decision.is_some() {
-        0
-    } else {
-        options.samples
-    };
     for _ in 0..model_samples {
         let mut request = ChatRequest::new(system.clone(), vec![ChatMessage::user(DIRECTOR_ASK)]);
         request.max_tokens = Some(200);
