@@ -936,10 +936,22 @@ struct Cleaner {
     hashes: usize,
     /// A run of `*` or `_`, not yet judged.
     run: Option<(char, usize)>,
+    /// Closing `}` and `]` not yet released: at the very end of the text, one that closes
+    /// nothing is a piece of the JSON around the speech (`…light.}`) and is not spoken.
+    closers: String,
+    /// `{` and `[` released and not yet closed, so a closer at the end that matches is kept.
+    open_braces: usize,
+    open_brackets: usize,
 }
 
 impl Cleaner {
     fn feed(&mut self, c: char, out: &mut String) {
+        if !self.closers.is_empty() && c != '}' && c != ']' {
+            // Something follows the closers, so they are part of the speech.
+            for closer in mem::take(&mut self.closers).chars() {
+                self.release(closer, out);
+            }
+        }
         if let Some((run_char, length)) = self.run {
             if c == run_char {
                 self.run = Some((run_char, length + 1));
@@ -972,13 +984,14 @@ impl Cleaner {
         match c {
             '`' => {}
             '*' | '_' => self.run = Some((c, 1)),
+            '}' | ']' => self.closers.push(c),
             '\n' => {
                 self.held_blanks.clear();
                 self.mid_line = false;
                 self.marker_seen = false;
                 out.push('\n');
             }
-            c if self.mid_line => out.push(c),
+            c if self.mid_line => self.release(c, out),
             '>' => {
                 self.marker_seen = true;
                 self.held_blanks.clear();
@@ -999,14 +1012,31 @@ impl Cleaner {
             self.held_blanks.clear();
             self.mid_line = true;
         }
+        match c {
+            '{' => self.open_braces += 1,
+            '[' => self.open_brackets += 1,
+            '}' => self.open_braces = self.open_braces.saturating_sub(1),
+            ']' => self.open_brackets = self.open_brackets.saturating_sub(1),
+            _ => {}
+        }
         out.push(c);
     }
 
-    /// The text ended: a held lone `*` or `_` is speech; held blanks and a bare heading
-    /// marker are not. The cleaner is then as new.
+    /// The text ended: a held lone `*` or `_` is speech, and so is a held closer that closes
+    /// an opened bracket; held blanks, a bare heading marker and closers of nothing are not.
+    /// The cleaner is then as new.
     fn end_text(&mut self, out: &mut String) {
         if let Some((run_char, 1)) = self.run {
             self.release(run_char, out);
+        }
+        for closer in mem::take(&mut self.closers).chars() {
+            let open = match closer {
+                '}' => self.open_braces,
+                _ => self.open_brackets,
+            };
+            if open > 0 {
+                self.release(closer, out);
+            }
         }
         *self = Cleaner::default();
     }
@@ -1562,6 +1592,23 @@ Hope that helps!"#;
     }
 
     #[test]
+    fn a_closing_brace_or_bracket_that_ends_the_speech_and_closes_nothing_is_not_spoken() {
+        let spoken = |content: &str| {
+            let reply = json!([{"type": "text", "content": content}]).to_string();
+            (text_of(&whole(&reply)), text_of(&by_char(&reply)))
+        };
+        let same = |s: &str| (s.to_string(), s.to_string());
+        assert_eq!(
+            spoken("这个过程被称为光合作用。}"),
+            same("这个过程被称为光合作用。")
+        );
+        assert_eq!(spoken("Light drives it.}]"), same("Light drives it."));
+        assert_eq!(spoken("The set {1, 2}"), same("The set {1, 2}"));
+        assert_eq!(spoken("A list [a, {b}]}"), same("A list [a, {b}]"));
+        assert_eq!(spoken("Mid } text stays"), same("Mid } text stays"));
+    }
+
+    #[test]
     fn a_trailing_lone_star_is_released_when_the_text_ends() {
         assert_eq!(
             normalized(&whole(r#"[{"type":"text","content":"Rate it 5*"},"x _"]"#)),
@@ -1751,10 +1798,28 @@ Hope that helps!"#;
         out
     }
 
-    /// What the cleaner makes of markdown-free text: only blank lines lose their blanks (blanks
-    /// at a line start are held until something follows them on the line).
+    /// What the cleaner makes of markdown-free text: closers at the very end that close nothing
+    /// opened before them are dropped, and blank lines lose their blanks (blanks at a line start
+    /// are held until something follows them on the line).
     fn expected_speech(text: &str) -> String {
-        text.split('\n')
+        let body = text.trim_end_matches(['}', ']']);
+        let depth = |open: char, close: char| {
+            body.chars().fold(0usize, |depth, c| match c {
+                c if c == open => depth + 1,
+                c if c == close => depth.saturating_sub(1),
+                _ => depth,
+            })
+        };
+        let (mut braces, mut brackets) = (depth('{', '}'), depth('[', ']'));
+        let mut kept = body.to_string();
+        for c in text[body.len()..].chars() {
+            let open = if c == '}' { &mut braces } else { &mut brackets };
+            if *open > 0 {
+                *open -= 1;
+                kept.push(c);
+            }
+        }
+        kept.split('\n')
             .map(|line| if line.trim().is_empty() { "" } else { line })
             .collect::<Vec<_>>()
             .join("\n")

@@ -554,6 +554,7 @@ fn content_from_value(
                     .to_string(),
             );
         }
+        problems.extend(repeated_options(&quiz.questions));
     }
     Ok(Read {
         problems,
@@ -565,6 +566,32 @@ fn content_from_value(
             notes,
         )
     })
+}
+
+/// A problem for each choice question that offers the same option twice (compared without case
+/// or surrounding blanks): a learner cannot choose between two identical answers.
+fn repeated_options(questions: &[aula_course::scene::QuizQuestion]) -> Vec<String> {
+    use aula_course::scene::QuizQuestion as Q;
+    questions
+        .iter()
+        .enumerate()
+        .filter_map(|(i, q)| {
+            let options = match q {
+                Q::Single(q) => &q.options,
+                Q::Multiple(q) => &q.options,
+                Q::Short(_) => return None,
+            };
+            let mut seen = HashSet::new();
+            let repeated = options
+                .iter()
+                .find(|o| !seen.insert(o.text.trim().to_lowercase()))?;
+            Some(format!(
+                "question {} offers the option \"{}\" more than once; give every option different words",
+                i + 1,
+                repeated.text.trim()
+            ))
+        })
+        .collect()
 }
 
 /// Gives every slide element an id, unique in the slide (code decides ids, not the model).
@@ -1430,6 +1457,38 @@ mod tests {
             d.agent_id.as_deref(),
             Some("mia"),
             "the teacher does not open a class discussion"
+        );
+    }
+
+    #[test]
+    fn a_quiz_that_offers_the_same_option_twice_goes_back_and_naming_it() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[1],
+            target: Target::default(),
+        };
+        let quiz = |options: [&str; 3]| {
+            json!([
+                {"type": "single", "id": "q1", "question": "What pulls the sea?",
+                 "options": [{"id": "a", "text": options[0]}, {"id": "b", "text": options[1]}, {"id": "c", "text": options[2]}],
+                 "answer": "a", "points": 1},
+                {"type": "short", "id": "q2", "question": "Why two tides a day?", "reference_answer": "The moon pulls both sides.", "points": 2}
+            ])
+            .to_string()
+        };
+        let problems = |options| parse_content(&quiz(options), &ctx).unwrap().problems;
+        let repeated = problems(["The moon", "the moon ", "The sun"]);
+        assert_eq!(repeated.len(), 1, "{repeated:?}");
+        assert!(
+            repeated[0].starts_with("question 1 offers the option \"the moon\" more than once"),
+            "{repeated:?}"
+        );
+        assert_eq!(
+            problems(["The moon", "The sun", "The wind"]),
+            Vec::<String>::new()
         );
     }
 
