@@ -522,6 +522,7 @@ fn content_from_value(
         SceneKind::Slide => {
             if let Some(Value::Array(elements)) = fields.get_mut("elements") {
                 name_elements(elements, &mut notes);
+                keep_images_offline(elements, &mut notes);
             }
         }
         SceneKind::Quiz => {
@@ -616,6 +617,59 @@ fn name_elements(elements: &mut [Value], notes: &mut Vec<String>) {
             seen.insert(id.to_string());
         }
     }
+}
+
+/// A generated slide's text has no images of its own, so a markdown image with a web address
+/// (`![alt](https://…)`) is one the model made up: it would show as a broken image, and fetch
+/// from a stranger's host, in a course meant to play offline. It becomes its alt text.
+fn keep_images_offline(elements: &mut [Value], notes: &mut Vec<String>) {
+    for (i, element) in elements.iter_mut().enumerate() {
+        let Some(Value::String(markdown)) = element.get_mut("markdown") else {
+            continue;
+        };
+        let (kept, removed) = without_web_images(markdown);
+        if removed > 0 {
+            *markdown = kept;
+            notes.push(format!(
+                "element {}: {removed} image(s) from the web left out, their alt text kept",
+                i + 1
+            ));
+        }
+    }
+}
+
+/// The markdown with each `![alt](http…)` image replaced by its alt text, and how many.
+fn without_web_images(markdown: &str) -> (String, usize) {
+    let mut out = String::with_capacity(markdown.len());
+    let mut removed = 0;
+    let mut rest = markdown;
+    while let Some(start) = rest.find("![") {
+        let after_bang = &rest[start + 2..];
+        let image = after_bang.find("](").and_then(|close| {
+            let target = &after_bang[close + 2..];
+            let end = target.find(')')?;
+            let url = target[..end].trim_start().to_ascii_lowercase();
+            let web = ["http://", "https://", "//"]
+                .iter()
+                .any(|p| url.starts_with(p));
+            let alt = &after_bang[..close];
+            (web && !alt.contains(['\n', ']'])).then_some((alt, start + 2 + close + 2 + end + 1))
+        });
+        match image {
+            Some((alt, consumed)) => {
+                out.push_str(&rest[..start]);
+                out.push_str(alt);
+                rest = &rest[consumed..];
+                removed += 1;
+            }
+            None => {
+                out.push_str(&rest[..start + 2]);
+                rest = &rest[start + 2..];
+            }
+        }
+    }
+    out.push_str(rest);
+    (out, removed)
 }
 
 /// Drops what a question's type does not use (the flat structured-output shape carries every
@@ -1457,6 +1511,58 @@ mod tests {
             d.agent_id.as_deref(),
             Some("mia"),
             "the teacher does not open a class discussion"
+        );
+    }
+
+    #[test]
+    fn a_slide_image_with_a_web_address_becomes_its_alt_text_and_a_note() {
+        assert_eq!(
+            without_web_images(
+                "Stages:\n![三个阶段](https://example.com/a.png \"t\") and ![b](//cdn.x/b.png)"
+            ),
+            ("Stages:\n三个阶段 and b".to_string(), 2)
+        );
+        for kept in [
+            "![local](media/a.png)",
+            "![broken](https://x",
+            "a ! [b](c) ![",
+            "![x]",
+            "![a] then [b](https://e.org)",
+        ] {
+            assert_eq!(without_web_images(kept), (kept.to_string(), 0));
+        }
+        let req = request();
+        let outline = outline(&[SceneKind::Slide]);
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[0],
+            target: Target::default(),
+        };
+        let reply = json!({"elements": [
+            {"type": "text", "id": "body", "left": 40, "top": 20, "width": 900, "height": 300,
+             "markdown": "The sea rises. ![tide chart](https://example.com/tides.png)"}
+        ]})
+        .to_string();
+        let read = parse_content(&reply, &ctx).unwrap();
+        let SceneContent::Slide(slide) = &read.value.value else {
+            panic!("{:?}", read.value.value)
+        };
+        let aula_course::scene::SlideElement::Text(text) = &slide.elements[0] else {
+            panic!("{:?}", slide.elements[0])
+        };
+        assert_eq!(text.markdown, "The sea rises. tide chart");
+        assert!(
+            read.notes
+                .iter()
+                .any(|n| n.contains("1 image(s) from the web")),
+            "{:?}",
+            read.notes
+        );
+        assert!(
+            !read.value.json.contains("example.com"),
+            "{}",
+            read.value.json
         );
     }
 
