@@ -935,6 +935,9 @@ fn actions_from_value(
         .filter(|a| a.role != AgentRole::Teacher)
         .map(|a| a.id.as_str())
         .collect();
+    let personas = Personas::of(&ctx.request.agents);
+    // The first line dropped for reading out a persona, to tell the model if nothing is left.
+    let mut echoed = None;
     let mut notes = Vec::new();
     let mut actions = Vec::new();
     let mut written = Vec::new();
@@ -957,6 +960,11 @@ fn actions_from_value(
                 .unwrap_or_default();
             if text.is_empty() {
                 notes.push(format!("item {} has no words; dropped", i + 1));
+                continue;
+            }
+            if let Some(problem) = personas.read_out_in(&text) {
+                notes.push(format!("item {}: {problem}; dropped", i + 1));
+                echoed.get_or_insert(problem);
                 continue;
             }
             for piece in split_speech(&text, aula_course::limits::MAX_SPEECH_CHARS) {
@@ -1052,7 +1060,10 @@ fn actions_from_value(
         }
     }
     if !actions.iter().any(|a| matches!(a, Action::Speech(_))) {
-        return Err("the script has no spoken text".into());
+        return Err(match echoed {
+            Some(problem) => format!("the script's only words are {problem}"),
+            None => "the script has no spoken text".into(),
+        });
     }
     check_scene(ctx, content.clone(), actions.clone())?;
     let language = &ctx.request.language;
@@ -1084,7 +1095,6 @@ fn actions_from_value(
             _ => None,
         })
         .collect();
-    problems.extend(persona_echo(&spoken, &ctx.request.agents));
     problems.extend(language_problem(spoken, language));
     Ok(Read {
         value: Written {
@@ -1097,28 +1107,38 @@ fn actions_from_value(
     })
 }
 
-/// A line that reads out an agent's persona (the model copied its prompt) instead of
-/// teaching: most of the line's word runs (character runs in CJK) are the persona's.
-fn persona_echo(spoken: &[&str], agents: &[aula_course::AgentProfile]) -> Option<String> {
-    let personas: Vec<HashSet<String>> = agents.iter().map(|a| word_runs(&a.persona)).collect();
-    for line in spoken {
-        let runs = word_runs(line);
-        if runs.len() < 4 {
-            continue;
-        }
-        for (agent, persona) in agents.iter().zip(&personas) {
-            let shared = runs.iter().filter(|r| persona.contains(*r)).count();
-            if shared * 2 >= runs.len() {
-                return Some(format!(
-                    "a line reads out how {} is described (\"{}\") instead of teaching; \
-                     every line is what is said to the class about this scene",
-                    agent.name,
-                    clip(line, 80)
-                ));
-            }
+/// The agents' personas as word runs, to catch a line that reads one out (the model copied
+/// its prompt) instead of teaching. Read once per script.
+struct Personas<'a> {
+    agents: &'a [aula_course::AgentProfile],
+    runs: Vec<HashSet<String>>,
+}
+
+impl<'a> Personas<'a> {
+    fn of(agents: &'a [aula_course::AgentProfile]) -> Personas<'a> {
+        Personas {
+            agents,
+            runs: agents.iter().map(|a| word_runs(&a.persona)).collect(),
         }
     }
-    None
+
+    /// Why the line is not teaching, when most of its word runs (character runs in CJK) are
+    /// one agent's persona.
+    fn read_out_in(&self, line: &str) -> Option<String> {
+        let runs = word_runs(line);
+        if runs.len() < 4 {
+            return None;
+        }
+        let (agent, _) = self.agents.iter().zip(&self.runs).find(|(_, persona)| {
+            runs.iter().filter(|r| persona.contains(*r)).count() * 2 >= runs.len()
+        })?;
+        Some(format!(
+            "a line that reads out how {} is described (\"{}\") instead of teaching: \
+             every line is what is said to the class about this scene",
+            agent.name,
+            clip(line, 80)
+        ))
+    }
 }
 
 /// Runs of three words of `text`, lowercased; in CJK text runs of three characters.
@@ -1599,7 +1619,7 @@ mod tests {
     }
 
     #[test]
-    fn a_line_that_reads_out_a_persona_goes_back_and_a_line_about_the_slide_does_not() {
+    fn a_line_that_reads_out_a_persona_is_dropped_and_a_line_about_the_slide_is_kept() {
         for language in ["en", "zh-CN"] {
             let mut req = request();
             req.language = language.into();
@@ -1612,28 +1632,50 @@ mod tests {
                 scene: &outline.scenes[0],
                 target: Target::default(),
             };
-            let persona_problem = |line: &str| {
-                let reply = json!([{"type": "text", "content": line}]).to_string();
-                parse_actions(&reply, &ctx, &slide())
-                    .unwrap()
-                    .problems
-                    .into_iter()
-                    .find(|p| p.contains("is described"))
-            };
-            let read_out = persona_problem(&teacher.persona);
-            assert!(
-                read_out
-                    .as_deref()
-                    .is_some_and(|p| p.contains(&teacher.name)),
-                "{language}: {read_out:?}"
-            );
             let lesson = if language == "en" {
                 "The moon pulls the sea toward it, so the water rises on the side facing it, \
                  and one step at a time we will see why there are two tides a day."
             } else {
                 "月球的引力把海水拉向它，所以面向月球的一侧水面升高，我们一步一步来看为什么一天有两次潮汐。"
             };
-            assert_eq!(persona_problem(lesson), None, "{language}");
+            let script = |lines: &[&str]| {
+                let items: Vec<Value> = lines
+                    .iter()
+                    .map(|line| json!({"type": "text", "content": line}))
+                    .collect();
+                parse_actions(&Value::Array(items).to_string(), &ctx, &slide())
+            };
+            let read = script(&[&teacher.persona, lesson]).unwrap();
+            let said: Vec<&str> = read
+                .value
+                .value
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Speech(s) => Some(s.text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(said, [lesson], "{language}");
+            assert!(
+                read.notes
+                    .iter()
+                    .any(|n| n.starts_with("item 1: a line that reads out how")
+                        && n.contains(&teacher.name)),
+                "{language}: {:?}",
+                read.notes
+            );
+            let only_persona = script(&[&teacher.persona]).unwrap_err();
+            assert!(
+                only_persona.starts_with("the script's only words are a line that reads out how")
+                    && only_persona.contains(&teacher.name),
+                "{language}: {only_persona}"
+            );
+            let kept = script(&[lesson]).unwrap();
+            assert!(
+                !kept.notes.iter().any(|n| n.contains("is described")),
+                "{language}: {:?}",
+                kept.notes
+            );
         }
     }
 
