@@ -2,6 +2,14 @@
 // pdf.js (npm pdfjs-dist, pinned in package.json). Loaded only when a PDF is dropped: index.html's
 // `window.aulaPdfText` imports this module on first use, never on page load. Every file it needs
 // sits beside it under /pdf/ (copied by Trunk), so nothing is fetched from another origin.
+//
+// It is pdf.js's legacy build, which runs in browsers a few years old; Trunk copies it, its
+// worker and its CJK character maps (cmaps/) into dist/pdf/. The service worker leaves /pdf/
+// alone: it only serves writing a course, which needs the network anyway. The hook
+// `window.aulaPdfText(bytes, maxChars)` resolves to `{ text, pages, truncated }` or rejects with
+// an Error with a learner-facing message and a `code` ("not-pdf", "damaged", "password",
+// "no-text", "unreadable") for the app to pick its own text by (the home page shows the message
+// today). Tested by tests/e2e/pdf-text.test.mjs.
 import { getDocument, GlobalWorkerOptions } from "./pdf.min.mjs";
 
 // pdf.js parses in its own worker; the file is served from the same folder as this module.

@@ -7,9 +7,14 @@
 // `files` is what the service worker precaches and what an export needs to play a course: the
 // page, the app's js and wasm, the css, the icons, the manifest and the bundled courses. Paths
 // are relative to the site root, without a leading slash; `hashed` says Trunk put a content
-// hash in the name. `on_demand` is the AI worker, kept by the service worker once the page has
-// used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only serves course
-// writing, which needs the network.
+// hash in the name. `on_demand` is the two workers (AI, files), each kept by the service worker
+// once the page has used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only
+// serves course writing, which needs the network. The files worker reads this list to find the
+// player's js, wasm and css for SCORM packages and the offline page (crates/export/src/player.rs).
+//
+// The version hashes every listed file's content, sw.js and this script, so any change gives a
+// new cache name. In a release build the staged stylesheet is first minified (comments and
+// layout whitespace only; no rule is rewritten) and index.html's integrity for it follows.
 //
 // A debug build (`cargo xtask dev`, plain `trunk serve`) gets no service worker: the
 // registration is taken out of index.html and sw.js stays the unprocessed copy, which, if a

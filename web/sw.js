@@ -4,15 +4,24 @@
 // learner saved live in IndexedDB, not here.
 //
 // - Navigations (any path: /, /classroom/<id>, /settings, ...): network first, so a deploy shows
-//   at once; the cached index.html when the network fails or hangs.
-// - Files of the shell: cache first. The cache is named after the hash of every file's content,
-//   so a new build installs a new cache beside the old one and the old one goes on activate.
-// - The workers' files (AI, files): not downloaded up front (the AI needs the network anyway). Their names
-//   carry no hash, so they go to the network first, and a copy is kept only when its SHA-256 is
-//   the one this build lists; offline, that copy starts the worker, so the learner is told the
-//   provider cannot be reached rather than that the worker did not start.
+//   at once; the cached index.html when the network fails or gives no answer in 4 s.
+// - Files of the shell: cache first. The cache is named `aula-shell-<hash>`, the hash of every
+//   listed file's content (and of this file and the hook), so a new build installs a new cache
+//   beside the old one and the old one goes on activate.
+// - The workers' files (AI, files): not downloaded up front (the AI needs the network anyway).
+//   Their names carry no hash, so they go to the network first, and a copy is kept only when its
+//   SHA-256 is the one this build lists; offline, that copy starts the worker, so the learner is
+//   told the provider cannot be reached rather than that the worker did not start.
 // - Everything else passes untouched: other origins (the providers' API calls), non-GET
 //   requests, pdf.js under /pdf/ (only used to write a course, which needs the network).
+//
+// `skipWaiting` and `clients.claim` let the first visit be served at once. index.html's inline
+// `<script id="aula-sw">` registers /sw.js after `load`, over http(s) only, and logs a refusal
+// with console.info. An unprocessed copy (a debug build, see precache.mjs) deletes the caches and
+// unregisters itself, so an earlier release build's worker never outlives a switch to
+// `cargo xtask dev`. Exports write their own index.html without the registration: served
+// anywhere but a site root there is no /sw.js, and Chromium logs an error of its own for that.
+// Tested by tests/e2e/offline.test.mjs.
 
 /* The hook replaces this object; `null` (an unprocessed copy) means: do nothing. */
 const SHELL = /* AULA_SHELL */ null;

@@ -177,6 +177,7 @@ fn test() -> Result<()> {
             Box::new(|| run(cargo().args(["fmt", "--all", "--check"]))),
         ),
         ("dependency rule", Box::new(deps::check)),
+        ("crate map", Box::new(deps::check_map)),
         (
             "clippy (host)",
             Box::new(|| {

@@ -12,7 +12,12 @@
 //! another OpenAI-compatible server (a hosted one, with its key from the environment).
 //!
 //! Not part of `cargo xtask test` (tens of minutes on two cores); that runs [`self_test`], the
-//! verb's own plumbing.
+//! verb's own plumbing: the options, the model's part list, the server script, and the report
+//! written from a recorded result (`tests/real-model/fixtures/results.json`).
+//!
+//! The server is `tests/real-model/serve.py` (llama.cpp through the wheel, loopback only, no
+//! downloads). The suite writes what happened, with its numbers and a screenshot of every
+//! scene, to `results.json`, from which the report is written.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;

@@ -1,4 +1,16 @@
 //! `cargo xtask size`: what a learner downloads, gzip-compressed, against the budget.
+//!
+//! Three budgets, each a hard ceiling on the release build in `dist/`: the page (the wasm, js
+//! and css `index.html` loads) at most 640 KB, the AI worker 352 KB and the files worker
+//! 360 KB, both loaded on first use (KB = 1,024 bytes). `cargo xtask test` runs this check
+//! after the release build. Why each budget stands where it does, and what each step up bought
+//! (the page was 500 KB until the live classroom, 540 until course generation, 600 until
+//! courses became files), is written beside its constant below, with the way back down.
+//!
+//! Generic view code is what grows the page fastest: each distinct `view!` closure brings its
+//! own copy of Leptos's rendering code. Prefer one shared closure type (`t!`,
+//! `i18n::dyn_text`, `i18n::dyn_flag`) or one escaped markup string with a delegated listener
+//! (the generation page's lists) over many distinct closures.
 
 use std::io::Write;
 use std::path::Path;

@@ -1,6 +1,21 @@
 //! The page's side of the AI worker (`crates/worker`): started on the first job, it makes every
 //! provider call; each job's reports come back to the callback given with it. Jobs sent before
 //! the worker is ready wait in a queue (a worker drops messages that arrive before it listens).
+//!
+//! The same client runs the files worker (`crates/files`), started on the first export or
+//! import. Trunk builds both as Web Workers with a loader shim (`/aula-worker_loader.js`,
+//! `/aula-files_loader.js`), so a course that only plays downloads neither, and streaming never
+//! competes with the page's main thread.
+//!
+//! The AI worker takes JSON text: a providers `wire::Job` (chat, model list, limits, abort), a
+//! `director::wire::RoundJob` or a `generation::wire::GenJob`. Its reports are a `wire::Report`,
+//! one flat `RoundUpdate` per round event, or a flat `GenReport`: plain structs, far cheaper in
+//! the page's bundle than the tagged enums they stand for. A round job carries the course as its
+//! file's JSON text and the conversation as plain lines, so the page needs no serializer for the
+//! course model; `Job::Abort` with the round's id stops it. A file job is an object
+//! `{kind: "file", id, job, bytes?}` (the job as JSON, the file as a `Uint8Array`) and gets one
+//! `{kind: "file", id, report, bytes?}` back, the export's bytes transferred rather than copied.
+//! A worker that fails to start fails every waiting job with a message saying so.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -200,7 +215,7 @@ fn send_value(
     id
 }
 
-/// A file job's reply object (see `crates/worker/src/files.rs`).
+/// A file job's reply object (see `crates/files/src/jobs.rs`).
 fn file_reply(data: &JsValue) -> Option<Reply> {
     let get = |name: &str| js_sys::Reflect::get(data, &JsValue::from_str(name)).ok();
     if get("kind")?.as_string()? != "file" {

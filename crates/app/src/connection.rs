@@ -1,6 +1,12 @@
 //! The learner's AI provider connection: which provider, its URL, the key, and the model per
 //! role. Kept in IndexedDB only (the `settings` store), never in localStorage, never logged, and
 //! never part of an export. With a passphrase, only the sealed key is stored (see `vault`).
+//!
+//! It is one record, `providers` in the `settings` store: the preset, the base URL, the key, a
+//! model for the agents (the teaching model) and, when they differ, for the director and for
+//! generation, and the learner's "Context (tokens)" and "Requests at once" from Settings → AI
+//! provider (0 means: ask the server, else use the preset's plan; see `aula_providers::limits`).
+//! AI jobs take their endpoint and limits from here and hand them to the AI worker.
 
 use aula_providers::{preset, Dialect, Endpoint, KeyNeed, LearnerLimits, Preset, PRESETS};
 use aula_storage::{get_json, put_json, Collection, StoreError};

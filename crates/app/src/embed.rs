@@ -9,6 +9,16 @@
 //!   (bookmark, score, completion) and `completed`;
 //! - commands in, as `{target: "aula", type, …}` posted by the parent (or this window):
 //!   `play`, `pause`, `seek {ms}`, `goto {scene}`, `restore {bookmark}`.
+//!
+//! It shows no library, settings or live class. What it reports is
+//! `aula_player::progress::Progress`, pure and host-tested: scenes seen, quiz points,
+//! completion and pass/fail under the export's rules, and a bookmark of a few hundred
+//! characters at most.
+//! In a SCORM package, `scorm-bridge.js` (a plain script beside the player, from
+//! `crates/export/assets/`) finds the LMS's API, turns these events into `cmi.*` values, and
+//! hands a saved bookmark back with `restore`. The offline page inlines the styles, the course,
+//! the page's script and the WebAssembly as base64, and starts from those bytes, since a
+//! `file://` page cannot fetch (`aula_export::player`).
 
 use aula_course::Course;
 use aula_export::player::PackageConfig;

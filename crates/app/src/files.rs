@@ -1,6 +1,12 @@
 //! Courses as files: exporting a course (bundle, SCORM, offline page, slides, OpenMAIC) and
 //! importing one. The worker writes and reads the files (`aula_export`); this module asks it,
 //! saves what it imported in one write, and hands exports to the browser as downloads.
+//!
+//! Each export or import is one job for the files worker (`crates/files`), started on first use
+//! by the same client as the AI worker (`crate::ai::file_job`): the job as JSON with the file's
+//! bytes, one report back with the export's bytes. An import is checked whole in the worker, so
+//! the page stores a course only when all of it is good, and the library never holds half a
+//! course.
 
 use aula_export::wire::{ExportFormat, FileJob, FileReport};
 use aula_player::progress::{CompletionRule, ProgressRules};

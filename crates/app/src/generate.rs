@@ -4,6 +4,28 @@
 //! worker (`aula_generation::run`); this module starts it, steers it, and stores what it sends:
 //! the job record (so a reload resumes without redoing a finished task) and the course as far as
 //! it is written (so the classroom plays the first scene while the rest are written).
+//!
+//! The home page's prompt (topic, language, who the learner is, the classmates, a PDF's text)
+//! becomes a `CourseRequest`; it is stored, the job is posted, and the page shows
+//! `/generate/<course id>`. Opening that page or the classroom after a reload carries on a job
+//! that was cut off while writing, from the stored record ([`open`]). What the learner can do:
+//!
+//! - **Stop** cancels the running calls and keeps the record; **Continue writing** starts a run
+//!   from it (also after an error the learner has fixed, such as a rejected key).
+//! - **Retry**, **Rewrite script** and **Rewrite scene** are the same job with `redo`: the task
+//!   and what depends on it are written again, in the running job or in a new run.
+//! - **Edit text** changes a written scene's words by hand (`aula_generation::edit`, in the
+//!   record); the course is assembled again and stored only if `Course::from_json` accepts it.
+//!
+//! The progress page shows a call still waiting for its first token as "Reading the prompt"
+//! (the worker's `progress` reports, `run::CallPhase`), and each scene's time and tokens; the
+//! elapsed time is banked in the stored file, so a reopened page keeps counting. The library
+//! lists a generation with no written scene yet as "Being written" and opens its progress page.
+//! The classroom shows how far the writing is and adds new scenes when the learner asks,
+//! reopening the course at the same place.
+//!
+//! `tests/e2e/generation.test.mjs` drives all of this against mock-llm;
+//! `tests/bench/generation.bench.mjs` (`cargo xtask bench`) times a 12-scene course.
 
 use std::cell::RefCell;
 use std::collections::HashMap;

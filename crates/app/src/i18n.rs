@@ -6,6 +6,13 @@
 //! locale costs the page nothing until a learner picks it. `t!(i18n, key)` gives a reactive
 //! text that follows the language; every call site shares one closure type ([`I18n::tr`]), so the
 //! 150-odd texts of the app cost one instantiation of the view code, not one each.
+//!
+//! build.rs reads the locales it lists (`en`, the default, first) and turns `en.json` into the
+//! [`Key`] enum and the built-in table. The build fails when another locale lacks a key of
+//! `en.json`, has one more, or is not copied into `dist/locales/` by `web/index.html`. A locale
+//! file that cannot be fetched or read leaves the default texts. `<html lang>` follows the
+//! language ([`provide_i18n`]). leptos_i18n was measured at about 26 KB gzip; a key enum and
+//! string tables cost a table entry per text.
 
 use std::cell::RefCell;
 

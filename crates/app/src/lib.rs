@@ -1,8 +1,8 @@
 //! Aula's user interface (Leptos 0.8, client-side rendered) and its browser adapters.
 //!
 //! Thin by design: pages and components wire signals to the core crates, and the adapters
-//! (IndexedDB store, preferences in localStorage, later fetch transport and speech) implement the
-//! core's ports. Decisions belong in the core crates, not here. Everything is wasm32-only, so
+//! (IndexedDB store, preferences in localStorage, Web Speech, the frame clock, the workers'
+//! client) implement the core's ports. Decisions belong in the core crates, not here. Everything is wasm32-only, so
 //! host builds of the workspace skip it.
 #![cfg(target_arch = "wasm32")]
 

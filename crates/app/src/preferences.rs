@@ -1,7 +1,9 @@
-//! The learner's interface preferences (theme, language), kept in localStorage.
+//! The learner's interface preferences (theme, language, captions only, playback speed), kept
+//! in localStorage.
 //!
-//! These two are read before the first paint (index.html applies the theme before the wasm
-//! loads), so they live in synchronous localStorage rather than IndexedDB with the rest.
+//! Theme and language are read before the first paint (index.html applies the theme before the
+//! wasm loads), and captions and speed every time a course plays, so all four live in
+//! synchronous localStorage rather than IndexedDB with the rest.
 
 use leptos::prelude::*;
 

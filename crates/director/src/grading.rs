@@ -3,6 +3,12 @@
 //! LLM call per answer, asked for a strict JSON object (with a JSON schema where the provider
 //! takes one) and read strictly: a reply that is not exactly one grade within the question's
 //! points is refused with a reason, and the quiz falls back to the learner's own marking.
+//!
+//! Only short answers come here: choice questions are graded by code (`aula_course::quiz`).
+//! Without a provider, or after a refused reply, the learner compares their answer with the
+//! model answer and marks it, told why the teacher did not. The request fits a small model:
+//! each text in it (the teacher's persona, the question, the background, the learner's answer)
+//! is clipped to a token cap of its own, and the reply is limited to [`GRADE_REPLY_TOKENS`].
 
 use std::fmt;
 use std::fmt::Write as _;

@@ -4,8 +4,9 @@
 //! asked, and its reply is parsed strictly: anything invalid, ambiguous or naming someone not
 //! in the room ends the round safely, with the reason kept for the session's log.
 //!
-//! This crate is pure decision code. It must never depend on a browser type, a transport or an
-//! async runtime: the caller makes the LLM call and hands the reply text back.
+//! The crate owns no I/O and no async runtime and never sees a browser type: `decide` is pure,
+//! and the round loop (`round`) and grading call the model through the providers' `Transport`
+//! port, which the AI worker implements over `fetch` and tests implement in memory.
 
 pub mod conversation;
 pub mod grading;

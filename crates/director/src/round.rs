@@ -5,6 +5,38 @@
 //! The loop owns no I/O of its own: it calls the LLM through the providers' [`Transport`] port and
 //! reports everything as [`RoundEvent`]s, which the app appends to the session's log as they
 //! happen. Host tests drive it with the providers' scripted transport.
+//!
+//! # One step
+//!
+//! 1. [`decide`](crate::decide) picks the speaker by code when it can (see there); otherwise the
+//!    director model is asked with `prompt::director_prompt` and its reply read strictly. The
+//!    director prompt shows what code computed rather than leaving it to the model: whether the
+//!    learner's question is still open (`conversation::learner_question_open`: a classmate's
+//!    reply does not answer it, nor does a teacher's "OK!" or anything under 15 characters) and
+//!    whether the learner sounds frustrated. Its size is bounded: the last 10 messages of at
+//!    most 200 characters, turn previews of 100 characters, at most 20 turns.
+//! 2. The chosen agent is called with `prompt::agent_prompt` and `conversation::agent_messages`
+//!    (its own turns as `assistant`), the oldest messages left out first when the context is
+//!    small. The stream goes through `reply::ReplyParser`: text deltas as they arrive, each
+//!    complete action turned into the course's `Action`, and actions this agent may not use here
+//!    reported as `Dropped`. Every request has a reply limit ([`AGENT_REPLY`],
+//!    [`DIRECTOR_REPLY`]), so a runaway reply ends with a length stop.
+//! 3. The turn is recorded (a `TurnSummary`, the whiteboard ledger, the history). A turn whose
+//!    stream fails keeps its text and ends with `AgentEnd { interrupted: true }`.
+//!
+//! # In the classroom
+//!
+//! The page (`crates/app/src/classroom/ask.rs`) posts a [`crate::wire::RoundJob`] to the AI
+//! worker, which runs this loop and sends one flat update per event back. The page turns every
+//! `action` update into `player::Command::Live`, and the player's live layer shows it over the
+//! lecture (`crates/player/src/live.rs`); the lecture's own timeline is never changed. A discussion
+//! is a round in [`Mode::Discussion`] with the scene's topic, prompt and initiator, who speaks
+//! first by code.
+//!
+//! `cargo xtask eval-director` plays the scenarios (`scenarios/*.json`) through this loop's
+//! parts against a real model (`xtask/src/eval.rs`); `cargo xtask test` runs the same code
+//! against mock-llm. `cargo xtask bench` times the reply parser against re-parsing the received
+//! text at every chunk (`benches/reply.rs`).
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;

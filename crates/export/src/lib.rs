@@ -1,8 +1,24 @@
-//! Exports of a course. This first piece owns the `.aula.zip` bundle's manifest: which files the
-//! bundle holds, their sizes and SHA-256 checksums, and the rule for safe entry paths, so that
-//! unpacking a bundle from anywhere can never write outside its folder or be silently altered.
+//! Courses as files, both ways. The modules:
 //!
-//! [`pptx`] turns a course's slides into a PowerPoint deck with speaker notes.
+//! - [`zip`]: stored and deflate archives, read with every offset checked and the entry, size
+//!   and count limits enforced while inflating;
+//! - [`bundle`]: the `.aula.zip` (manifest, course, media), read whole or refused;
+//! - [`maic`]: OpenMAIC classroom archives both ways, listing what cannot be carried over;
+//! - [`player`]: SCORM 1.2 / 2004 packages and the single offline `.html` page, which carry the
+//!   player itself (the page's own files, listed by the build in `app-shell.json`);
+//! - [`pptx`]: a PowerPoint deck with speaker notes, by a swappable `DeckWriter`;
+//! - [`wire`]: the files worker's job and report, and import: a bundle, an OpenMAIC archive or
+//!   a bare course `.json` (a course already in the library comes in as a copy).
+//!
+//! This file owns the bundle's manifest (which files it holds, their sizes and SHA-256
+//! checksums) and the rule for safe entry paths, so that unpacking an archive from anywhere can
+//! never write outside its folder or be silently altered.
+//!
+//! The writing and reading run in the files worker (`crates/files`), loaded on the first export
+//! or import; the page uses only the wire types and the player's `PackageConfig`, so neither it
+//! nor the AI worker carries the zip, PowerPoint or SCORM code. An import is checked whole in
+//! the worker and the page saves the course in one IndexedDB write, so the library never holds
+//! half a course.
 //!
 //! Pure code over bytes and strings: it must never depend on a browser type, a file system, the
 //! network or an async runtime.

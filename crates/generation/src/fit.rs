@@ -9,6 +9,12 @@
 //! then the course plan's other scenes (ranks 20–29, the farthest from this scene first). The
 //! instructions, the scene's own plan and, for a script, what its slide shows are never cut; if
 //! they alone do not fit, the stage fails with [`TooLong`]'s message and nothing is sent.
+//!
+//! Structured output: a preset whose server enforces JSON schemas while sampling (llama.cpp,
+//! Ollama, LM Studio: `Preset::enforces_schemas`) gets every JSON stage's full schema; the
+//! others get only the simple strict ones (outline, quiz). For an enforcing server the schema is
+//! a sampling grammar, not prompt text, so it is not counted ([`fitted_prompt_tokens`]), the
+//! same way for a stage's first request and for its corrected retry.
 
 use aula_providers::budget::{
     fit_reply, prompt_room, prompt_tokens, text_tokens, ReplySize, Sections, TooLong,

@@ -1,11 +1,29 @@
-//! Course generation as a task graph: each step (agent profiles, a scene's content, its script,
-//! its narration) is a task that waits for the tasks it depends on. This crate owns the graph,
+//! Course generation: what the learner asked for (a topic, a language, who they are, and
+//! optionally a PDF's text) becomes a course, written by an LLM stage by stage and checked by
+//! code at every step. The modules, in the order a course is written:
+//!
+//! - [`outline`]: the request, the outline prompt, its strict reading, and what code decides
+//!   (ids, counts, where the discussions go), with a preview while the reply streams;
+//! - [`shape`]: the scene count and kinds from the stated length and level;
+//! - [`stages`]: each scene's content and then its script, prompts and readers, checked by the
+//!   course's own validation; [`repair`] is the one tolerant reading a reply gets;
+//! - [`fit`] and [`document`]: every prompt fitted to the model's context, a PDF's passages
+//!   ranked per scene;
+//! - [`run`]: the runner over the providers' `Transport` (how a course is written, step by step);
+//! - [`job`]: retries, the learner's retry, a token budget and the resumable `JobRecord`;
+//! - [`assemble`]: the course file from the record; [`edit`]: the learner's changes to a
+//!   written scene's words; [`wire`]: the AI worker's job and reports.
+//!
+//! This file holds the task graph: each step (today a scene's content or its script,
+//! [`GenerationStep`]) is a task that waits for the tasks it depends on. This crate owns the graph,
 //! its order (Kahn's algorithm, with cycles reported clearly) and the pure scheduling step that
 //! says which tasks may start now under a concurrency limit. A failed task holds back only what
 //! depends on it; unrelated work goes on.
 //!
-//! Running tasks is the caller's job (LLM calls through `aula-providers`). This crate must never
-//! depend on a browser type, a transport, a clock or an async runtime.
+//! The graph and its scheduling are pure. [`run`] makes the LLM calls through the providers'
+//! `Transport` and `Sleeper` ports, with a clock the caller gives. This crate must never depend
+//! on a browser type, a real transport, a clock or an async runtime (only futures' plain
+//! combinators), so host tests run it with a scripted transport.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap, HashSet};

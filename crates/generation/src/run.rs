@@ -4,6 +4,36 @@
 //! [`GenEvent`] for the caller, who saves the record after every finished task. Generic over the
 //! providers' `Transport` and `Sleeper` and a clock, so it runs the same in the browser's AI
 //! worker and in host tests.
+//!
+//! # How a course is written
+//!
+//! 1. The outline: one call ([`generate_outline`]), its scenes reported as they stream. Unless
+//!    the learner reviews the plan first or the server answers one request at a time,
+//!    [`generate_outline_and_first_contents`] writes the first scenes' contents beside it, each
+//!    as soon as its scene's object has streamed, in the slots the outline call leaves free;
+//!    [`seed_early_contents`] keeps those whose scene the finished outline still has at the same
+//!    place, with the same kind and title. In the bench the first scene is playable about 15%
+//!    sooner.
+//! 2. The scenes ([`run_scenes`]): every scene's content and its script are tasks of
+//!    [`crate::plan_scenes`] (a script waits only for its own content), started in outline
+//!    order, as many at once as the server answers (`GenJob::concurrency` of the resolved
+//!    limits: the learner's number but never more than the server's slots, else the slots, else
+//!    the preset's plan, which is 3 for hosted presets).
+//! 3. Each stage's reply must become the course model and pass `Course::validate` in a one-scene
+//!    course. Code fixes what code decides (element and question ids, effects pointing at
+//!    nothing, a discussion only where the outline planned one, as the last item of its scene,
+//!    opened by a classmate) and notes it. A reply that still fails, or falls short of what was
+//!    asked, goes back to the model once with the reason.
+//! 4. A task that fails anyway, or by a cut stream, a server error or a broken frame, waits out
+//!    the job's backoff and goes again, twice; then it gives up, and only its own scene waits
+//!    for the learner's **Retry**. A rejected key, an exhausted quota, an unknown model or a
+//!    provider that refuses calls from a browser stops the whole job at once with the provider's
+//!    message (never the key).
+//!
+//! After every finished or failed task the caller gets the job record (every finished task's
+//! output as its checked JSON text) to save. A cancelled job keeps its record, and a later run
+//! starts from it without asking for a finished task twice; [`Plan::redo`] names tasks to write
+//! again.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;

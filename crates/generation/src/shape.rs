@@ -4,6 +4,11 @@
 //! scene is one); an interactive page or a project only where the course is long enough for one
 //! to serve, or where the learner asks for it. The outline prompt states the shape, and
 //! [`crate::outline::normalize`] holds any outline to it.
+//!
+//! An outline with fewer scenes than [`Shape::min`] or more than [`Shape::max`] is asked for
+//! again once; a plan without a quiz gets one at the end, made by code, when the shape has
+//! quizzes. How long each scene's script must be is not the shape's business: it follows what
+//! the slide shows (`stages::min_speech_words`).
 
 use crate::outline::CourseRequest;
 

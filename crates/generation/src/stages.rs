@@ -4,6 +4,20 @@
 //! pass the course's own validation; code fixes what code can decide (missing ids, effects that
 //! point at nothing, a discussion where none was planned) and says so in the notes; anything else
 //! is an error whose text goes back to the model in the retry ([`feedback_request`]).
+//!
+//! A usable reply can still fall short, and then it too goes back once with the problem (the
+//! runner keeps the better of the two replies): texts in another script than the course's
+//! language (`aula_course::writes_in_all`), a script that says less than two thirds of
+//! [`min_speech_words`], a quiz without a short-answer question. A script line that reads out an
+//! agent's persona is dropped by code with a note; the model is told only when nothing else was
+//! said.
+//!
+//! For a server that enforces schemas (see [`crate::fit`]) the outline's lists and texts and a
+//! script's lines carry bounds (`maxItems`, `maxLength`), so a model that repeats itself stops
+//! by construction. A script's schema starts with an `opening_line` field before its items, so
+//! the teacher speaks first (llama.cpp cannot require a list's first item to be speech), and a
+//! quiz's is a tuple of two choice questions and a short answer (`schemas/quiz-enforced.json`),
+//! so every quiz has an answer for the teacher to grade.
 
 use std::collections::HashSet;
 use std::fmt::Write as _;

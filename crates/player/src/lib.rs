@@ -8,6 +8,24 @@
 //! out the outputs (the app over Web Speech and `requestAnimationFrame`, tests with plain
 //! numbers and a recorder). It must never depend on a browser type, a timer or an async
 //! runtime; of Aula's crates only on `aula-course` and `aula-timeline`.
+//!
+//! # How the app drives it
+//!
+//! 1. The classroom loads the course (IndexedDB first, then the bundled samples under
+//!    `/courses/`), reads it with `Course::from_json`, and creates a [`CoursePlayer`].
+//! 2. Every animation frame it hands finished utterances to [`CoursePlayer::speech_ended`],
+//!    then calls [`CoursePlayer::tick`]; the speech adapter only queues what finished, so no
+//!    callback re-enters the player. Buttons and keys go through [`CoursePlayer::handle`].
+//! 3. The app carries out the [`Output`]s (speak, cancel speech, scene and state changes). The
+//!    new [`Stage`] replaces the view's signal only when it differs, and memos split it so each
+//!    part of the view updates alone.
+//! 4. The resume point ([`Position`]) is saved on a scene change, a pause, an interrupt, the end,
+//!    and every few seconds while playing, and restored when the course opens again.
+//! 5. Without a voice for the course's language, or when the learner chooses, narration is
+//!    captions only, timed by the reading estimate.
+//!
+//! While the class talks, agents' actions come in as [`Command::Live`] and are laid over the
+//! lecture by the live layer (`live.rs`); the lecture's timeline never changes.
 
 pub mod layout;
 mod live;

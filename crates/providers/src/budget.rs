@@ -7,6 +7,13 @@
 //! [`Sections`]; when the whole would not fit, sections are cut in the order their [`Cut`]
 //! states, lowest rank first and, within a rank, the last section first. Each prompt builder
 //! says its order where it builds its sections.
+//!
+//! Who uses it: every generation stage is fitted by `aula_generation::fit` (the document's text
+//! is cut first, then the plan's other scenes, never the instructions), with a reply size per
+//! stage; a classroom round leaves out the oldest messages first and sizes replies with
+//! `AGENT_REPLY` and `DIRECTOR_REPLY` (`aula_director::round`); grading clips each text to its
+//! own cap and asks for at most 400 tokens. So every request carries a `max_tokens`, and a
+//! runaway reply ends with a length stop (a generation stage then repairs what arrived).
 
 use thiserror::Error;
 

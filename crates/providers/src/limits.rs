@@ -5,6 +5,11 @@
 //! [`crate::Preset::parallel`]). Every prompt is budgeted to the context, and a course is written
 //! with as many requests at once as the server answers, so nothing waits in a queue long
 //! enough to look stalled.
+//!
+//! [`ModelLimits::resolve`] makes the choice: never less than [`MIN_CONTEXT_TOKENS`] of context,
+//! and 1 to [`MAX_PARALLEL`] requests at once. The AI worker asks the server ([`probe_limits`])
+//! before every generation and every classroom round, and for the settings page's note
+//! (`Job::Limits`); a server that does not answer simply did not say.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -2,6 +2,12 @@
 //! pure function ([`RetryPolicy::decide`]); waiting goes through the [`Sleeper`] port (the
 //! browser's `setTimeout`, or an instant fake in tests), which also bounds how long a silent
 //! stream is waited for.
+//!
+//! By default a request gets four attempts, up to 60 s for its first bytes and 45 s between
+//! chunks. A server on the learner's own computer or network ([`crate::Endpoint::is_local`])
+//! gets [`RetryPolicy::patient_for`]: up to 20 minutes for the first byte (a small model on a
+//! CPU reads a long prompt slowly, and a one-slot server answers queued requests in turn) and
+//! 120 s between chunks. Generation stages and the AI worker's retrying chat jobs use it.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;

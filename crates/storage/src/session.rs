@@ -16,6 +16,11 @@
 //! session's keys. Each event is its own record written by one `put`, so a crash loses at most
 //! the event being written. One [`SessionLog`] is meant to write a session at a time.
 //!
+//! The app's classroom keeps two other records in the same collection: `talk:<course id>`, the
+//! id of the course's current conversation as a JSON string (so opening a classroom reads one
+//! pointer, not every session's header), and `resume:<course id>`, where the lecture stopped.
+//! Neither parses as a header, so [`sessions_of_course`] passes them by.
+//!
 //! A record that does not parse (damaged, or written by a newer Aula with an event kind this one
 //! does not know) is skipped and reported by [`SessionLog::read`], and never deleted.
 //!
@@ -44,6 +49,9 @@
 //! next reload agrees. Otherwise the resume point is [`Resume::Ended`] after a `SessionEnd`,
 //! [`Resume::WaitingForLearner`] after a `CueUser` (or a director's decision for `"USER"`), and
 //! [`Resume::Idle`] when none of these hold (a new session, or a round cut off between turns).
+//!
+//! A `DiscussionStart` is shown as a topic line ([`ViewSpeaker::DiscussionTopic`]) before the
+//! discussion's turns.
 
 use std::collections::BTreeMap;
 

@@ -4,6 +4,20 @@
 //! stage), and the lecture goes on after it. A scene's discussion runs the same way, opened by
 //! its classmate. The conversation is the fold of its event log (`class_log`), so a reload shows
 //! every finished turn and the learner carries on where they were.
+//!
+//! Every change goes through one `Conversation::record`: it applies the event to the view and
+//! hands it to the log writer. The learner's question is recorded before anything is sent, and
+//! asking waits until the log has been read back, so nothing interleaves. The round job's
+//! history is derived from the fold, so a reload changes nothing the agents see. "New
+//! conversation" starts a new session; the old one stays in the store. A round has at most six
+//! agent turns, and the lecture resumes after it if it was playing.
+//!
+//! Discussions: when a provider is usable the page sends `Command::SetLiveDiscussion(true)`, so
+//! a scene's discussion without a recording is offered instead of skipped. "Join the
+//! discussion" accepts it (the player stops, `Interrupted`) and runs a round in
+//! `Mode::Discussion` with the scene's topic, prompt and initiator. The log records
+//! `DiscussionStart { topic, initiator }`, shown as a topic line before the discussion's turns
+//! and left out of the round's history.
 
 use aula_course::Action;
 use aula_director::model::DiscussionContext;

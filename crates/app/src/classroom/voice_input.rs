@@ -1,7 +1,8 @@
 //! Speaking a question instead of typing it: the browser's speech recognition (Web Speech's
 //! `SpeechRecognition`, `webkitSpeechRecognition` in Chromium), where it has one. The button is
 //! not shown where it has none. What is heard fills the question box as it comes, for the
-//! learner to read and send; nothing is sent by voice alone.
+//! learner to read and send; nothing is sent by voice alone. It listens in the course's
+//! language.
 
 use leptos::prelude::*;
 use wasm_bindgen::prelude::*;

@@ -1,5 +1,12 @@
 //! Settings → AI provider: pick a provider, paste a key (optionally sealed with a passphrase),
 //! choose models per role (listed by the provider when it can), and test the connection.
+//!
+//! Every provider call goes through the AI worker (`crate::ai`). The test streams a one-line reply
+//! (`stream_chat_with_retry`, so retries show as they happen) once for every distinct model of
+//! the three roles, then asks the server for its limits (`Job::Limits`) and shows the context and
+//! slots it reports; every job asks again before it plans. "List models" fills the model picker
+//! from the worker's `list_models` where the provider has a list. A passphrase must have at
+//! least 8 characters.
 
 use aula_providers::wire::Report;
 use aula_providers::{BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed, PRESETS};
