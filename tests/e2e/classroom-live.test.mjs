@@ -121,6 +121,20 @@ test("a round the director ends before anyone speaks says so, and the next quest
   await context.close();
 });
 
+test("a round whose agents answer without words says no one took a turn", async () => {
+  await fetch(`${mockUrl}/__reset`, { method: "POST" });
+  // The teacher takes the question by code and replies with no items; so does everyone after.
+  await script({ rules: [], default: { text: "[]" } });
+  const { context, page, problems } = await openConnectedClassroom();
+  await page.getByTestId("ask-input").fill("What does softmax do?");
+  await page.getByTestId("ask-send").click();
+  await page.waitForFunction(() => /No one in the class took a turn/.test(document.querySelector("[data-testid=ask-status]:not([hidden])")?.textContent), null, { timeout: 15000 });
+  assert.equal(await page.getByTestId("bubble").count(), 1, "only the learner's words");
+  assert.equal(await page.getByTestId("ask-problem").isVisible(), false, "it is not shown as an error");
+  assert.deepEqual(problems, []);
+  await context.close();
+});
+
 test("without a provider the question is kept and the page says where to connect one", async () => {
   const { context, page, problems } = await openPage(browser);
   await page.goto(`${server.url}/classroom/sample-transformer-en`);

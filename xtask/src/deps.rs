@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use crate::project_root;
 
 pub const CORE_CRATES: &[&str] = &[
+    "aula-text",
     "aula-course",
     "aula-timeline",
     "aula-player",

@@ -39,25 +39,12 @@ pub const READING_PER_WORD_MS: u64 = 240;
 /// Text counts as CJK when more than this share of its non-space characters are CJK.
 pub const CJK_SHARE_THRESHOLD: f64 = 0.3;
 
-/// A Han ideograph, kana or hangul character.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF      // hiragana, katakana
-        | 0x3400..=0x4DBF    // CJK extension A
-        | 0x4E00..=0x9FFF    // CJK unified ideographs
-        | 0xF900..=0xFAFF    // compatibility ideographs
-        | 0x1100..=0x11FF    // hangul jamo
-        | 0xAC00..=0xD7AF    // hangul syllables
-        | 0x20000..=0x2FA1F  // supplementary ideographs
-    )
-}
-
 /// Whether `text` reads as Chinese, Japanese or Korean (counted per character, not per word).
 pub fn is_mostly_cjk(text: &str) -> bool {
     let (mut cjk, mut total) = (0usize, 0usize);
     for c in text.chars().filter(|c| !c.is_whitespace()) {
         total += 1;
-        if is_cjk(c) {
+        if aula_text::is_cjk(c) {
             cjk += 1;
         }
     }

@@ -317,7 +317,7 @@ fn tokenize(text: &str) -> Vec<Token> {
     let mut current: Option<Token> = None;
     for c in text.chars().flat_map(char::to_lowercase) {
         let c = if c == '’' { '\'' } else { c };
-        let cjk = is_cjk(c);
+        let cjk = aula_text::is_cjk_letter(c);
         let latin = !cjk && (c.is_alphanumeric() || c == '\'');
         match (&mut current, cjk, latin) {
             (Some(Token::Cjk(run)), true, _) | (Some(Token::Latin(run)), _, true) => run.push(c),
@@ -336,17 +336,6 @@ fn tokenize(text: &str) -> Vec<Token> {
         .into_iter()
         .filter(|t| !matches!(t, Token::Latin(w) if w.trim_matches('\'').is_empty()))
         .collect()
-}
-
-/// Han, kana and Hangul: scripts written without spaces between words.
-fn is_cjk(c: char) -> bool {
-    matches!(c,
-        '\u{3040}'..='\u{30ff}'
-        | '\u{3400}'..='\u{4dbf}'
-        | '\u{4e00}'..='\u{9fff}'
-        | '\u{ac00}'..='\u{d7af}'
-        | '\u{f900}'..='\u{faff}'
-        | '\u{20000}'..='\u{2ffff}')
 }
 
 /// The longest acknowledgement or filler phrase at the start of `tokens` (all Latin words): how

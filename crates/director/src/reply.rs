@@ -35,6 +35,9 @@
 //!   `serde_json` once, when its closing brace arrives; it is then turned into the course's
 //!   [`Action`] by building `{"type": name, "id": id, ...params}`. The id is the item's
 //!   `action_id`, or `act-1`, `act-2`, … counted by this parser.
+//! * **Bare objects.** A reply that opens with an object (after blanks or a code fence's first
+//!   line) is read as items of an array it never opened, as small models write them; anything
+//!   but another object after them ends the reply.
 //! * **No array.** A reply that never opens an array is read, when the stream finishes, as
 //!   prose (shown as one piece of speech), unless it looks like a broken piece of JSON, which
 //!   must not be read aloud.
@@ -49,6 +52,7 @@
 use std::mem;
 
 use aula_course::Action;
+use aula_text::is_cjk;
 use serde_json::{Map, Value};
 
 /// What the reply stream has made available.
@@ -78,6 +82,9 @@ pub struct ReplyParser {
     phase: Phase,
     /// Everything before the array, in case there is no array at all.
     prose: String,
+    /// The reply opened with a bare object, read as the first item of an array it never
+    /// opened (`{"type":"text",…}`): more objects may follow; anything else ends it.
+    implicit: bool,
     /// The item being read; `None` between items.
     item: Option<Item>,
     out: Out,
@@ -96,11 +103,6 @@ enum Phase {
     Array,
     /// The array closed or the stream was finished: nothing more is read.
     Done,
-}
-
-/// Chinese, Japanese and Korean text and punctuation, which need no space between sentences.
-fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3000..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF | 0xFF00..=0xFFEF)
 }
 
 /// Events being gathered during one call, and the counters that outlive items.
@@ -244,6 +246,14 @@ impl ReplyParser {
     fn step(&mut self, c: char) {
         match self.phase {
             Phase::Prose => {
+                if c == '{' && opens_reply(&self.prose) {
+                    // A reply that is one bare item, as small models often write it.
+                    self.prose = String::new();
+                    self.implicit = true;
+                    self.phase = Phase::Array;
+                    self.array_char(c);
+                    return;
+                }
                 self.prose.push(c);
                 if c == '[' {
                     self.phase = Phase::Opening;
@@ -274,6 +284,8 @@ impl ReplyParser {
                 ']' => self.phase = Phase::Done,
                 ',' => {}
                 c if c.is_whitespace() => {}
+                // After bare objects, only another object continues the reply.
+                c if self.implicit && c != '{' => self.phase = Phase::Done,
                 // Anything else starts an item, even without a comma before it.
                 c => self.item = Some(Item::start(c)),
             }
@@ -314,6 +326,19 @@ impl ReplyParser {
             self.out.emit(ReplyEvent::Text(speech.to_string()));
         }
     }
+}
+
+/// Whether a `{` after `prose` opens the reply: nothing but blanks, or a code fence's opening
+/// line (```` ```json ````), came before it.
+fn opens_reply(prose: &str) -> bool {
+    let before = prose.trim();
+    if before.is_empty() {
+        return true;
+    }
+    let Some(tag) = before.strip_prefix("```") else {
+        return false;
+    };
+    !tag.contains(char::is_whitespace) && prose.trim_end_matches([' ', '\t']).ends_with('\n')
 }
 
 /// Removes a markdown code fence around `text`: the opening line (with its language tag) and
@@ -1549,12 +1574,36 @@ Hope that helps!"#;
     }
 
     #[test]
+    fn a_reply_that_is_one_bare_object_or_several_is_read_as_their_items() {
+        for reply in [
+            r#"{"type":"text","content":"Hi there."}"#,
+            "```json\n{\"type\":\"text\",\"content\":\"Hi there.\"}\n```",
+            " \n{\"content\":\"Hi there.\",\"type\":\"text\"}\nThanks!",
+        ] {
+            assert_eq!(whole(reply), [text("Hi there.")], "{reply:?}");
+            assert_eq!(
+                normalized(&by_char(reply)),
+                [text("Hi there.")],
+                "{reply:?}"
+            );
+        }
+        let two = r#"{"type":"text","content":"Look."}
+{"type":"action","name":"spotlight","params":{"element_id":"title"}}, {"type":"text","content":"There."}"#;
+        let events = whole(two);
+        assert_eq!(text_of(&events), "Look. There.");
+        assert_eq!(actions_of(&events).len(), 1, "{events:?}");
+        // Cut off inside a bare text object: what was said stays.
+        assert_eq!(
+            whole(r#"{"type":"text","content":"Half a sen"#),
+            [text("Half a sen")]
+        );
+        // Prose that mentions an object later is still prose.
+        assert_eq!(whole("Use {braces} here."), [text("Use {braces} here.")]);
+    }
+
+    #[test]
     fn a_json_fragment_without_an_array_is_suppressed() {
         for fragment in [
-            r#"{"type":"text","content":"Hi"}"#,
-            r#"```json
-{"type":"text","content":"Hi"}
-```"#,
             r#""content": "Hello there"}"#,
             r#"content": "Hello there"}"#,
             r#""type":"text""#,

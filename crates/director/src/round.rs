@@ -345,9 +345,13 @@ async fn run_agent(
         actions: Vec::new(),
         failure: None,
     };
+    let schema = aula_providers::preset(&endpoint.provider)
+        .is_some_and(|p| p.enforces_schemas)
+        .then(|| agent_reply_schema(&allowed));
     let request = match fitted_agent_request(
         system,
         agent_messages(history, &agent.id, AGENT_HISTORY_MESSAGES),
+        schema,
         room.context_tokens,
     ) {
         Ok(request) => request,
@@ -396,7 +400,8 @@ async fn run_agent(
         endpoint,
         &request,
         &mut |event| match event {
-            StreamEvent::TextDelta(text) => {
+            // With a reply schema the words arrive as JSON deltas.
+            StreamEvent::TextDelta(text) | StreamEvent::JsonDelta(text) => {
                 if thinking {
                     thinking = false;
                     emit(RoundEvent::ThinkingEnd {
@@ -438,16 +443,60 @@ async fn run_agent(
     outcome
 }
 
+/// The longest speech item the agent reply schema takes, in characters.
+const AGENT_SPEECH_CHARS: usize = 600;
+
+/// The agent reply format as a JSON schema, for servers that enforce one (llama.cpp, Ollama,
+/// LM Studio turn it into a sampling grammar): a non-empty array of speech items and of the
+/// actions this agent may use, so a small model's reply is an array of items by construction
+/// instead of a bare object or prose the parser must guess at.
+fn agent_reply_schema(allowed: &[aula_course::ActionKind]) -> aula_providers::JsonSchema {
+    let speech = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": ["text"]},
+            "content": {"type": "string", "minLength": 1, "maxLength": AGENT_SPEECH_CHARS},
+        },
+        "required": ["type", "content"],
+        "additionalProperties": false,
+    });
+    let mut kinds = vec![speech];
+    if !allowed.is_empty() {
+        let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
+        kinds.push(serde_json::json!({
+            "type": "object",
+            "properties": {
+                "type": {"type": "string", "enum": ["action"]},
+                "name": {"type": "string", "enum": names},
+                "params": {"type": "object"},
+            },
+            "required": ["type", "name", "params"],
+            "additionalProperties": false,
+        }));
+    }
+    aula_providers::JsonSchema {
+        name: "agent_reply".into(),
+        schema: serde_json::json!({
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 8,
+            "items": {"anyOf": kinds},
+        }),
+    }
+}
+
 /// An agent's request fitted to the model's context: the oldest messages of the conversation
 /// are left out first (the latest one, which the agent answers, always stays), then the reply
 /// gets what is left, up to [`AGENT_REPLY`].
 fn fitted_agent_request(
     system: String,
     mut messages: Vec<ChatMessage>,
+    schema: Option<aula_providers::JsonSchema>,
     context_tokens: u32,
 ) -> Result<ChatRequest, TooLong> {
     let room = prompt_room(context_tokens, AGENT_REPLY.want);
     let mut request = ChatRequest::new(system, Vec::new());
+    request.json_schema = schema;
     loop {
         request.messages = messages.clone();
         if prompt_tokens(&request) <= room || messages.len() <= 1 {
@@ -675,6 +724,17 @@ mod tests {
         question: &str,
         control: &RoundControl,
     ) -> Run {
+        run_with(&models(), agents, mode, answers, question, control)
+    }
+
+    fn run_with(
+        models: &Models,
+        agents: &[AgentProfile],
+        mode: Mode,
+        answers: Vec<ScriptedAnswer>,
+        question: &str,
+        control: &RoundControl,
+    ) -> Run {
         let transport = ScriptedTransport::answering(
             answers,
             ScriptedAnswer::status(
@@ -699,7 +759,7 @@ mod tests {
         let mut events = Vec::new();
         let end = now(run_round(
             &transport,
-            &models(),
+            models,
             room,
             &mut round,
             &mut history,
@@ -784,6 +844,60 @@ mod tests {
         );
         assert_eq!(result.round.ledger.len(), 1);
         assert_eq!(result.round.turns[0].board_notes.len(), 1);
+    }
+
+    #[test]
+    fn on_a_server_that_enforces_schemas_an_agents_reply_is_held_to_the_item_array() {
+        let agents = cast();
+        let local = |model: &str| Endpoint::from_preset(preset("llamacpp").unwrap(), model, None);
+        let models = Models {
+            director: local("router-model"),
+            agents: local("teacher-model"),
+        };
+        let answers = vec![sse(TEACHER_REPLY, 11), sse("{\"next_agent\":\"END\"}", 4)];
+        let result = run_with(
+            &models,
+            &agents,
+            Mode::Questions,
+            answers,
+            "What is softmax?",
+            &RoundControl::default(),
+        );
+        assert!(
+            texts(&result.events).contains("Softmax turns scores"),
+            "{:?}\n{:?}",
+            result.events,
+            result.requests
+        );
+        let format = &result.requests[0]["response_format"];
+        assert_eq!(format["json_schema"]["name"], "agent_reply", "{format}");
+        let schema = &format["json_schema"]["schema"];
+        assert_eq!(schema["type"], "array");
+        assert_eq!(schema["minItems"], 1);
+        let kinds = schema["items"]["anyOf"].as_array().unwrap();
+        assert_eq!(kinds[0]["properties"]["type"]["enum"][0], "text");
+        let allowed = crate::prompt::effective_actions(teacher(&agents), None);
+        let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
+        assert_eq!(
+            kinds[1]["properties"]["name"]["enum"],
+            serde_json::json!(names)
+        );
+        assert!(
+            result.requests[1].get("response_format").is_none(),
+            "the director's reply is not an item array"
+        );
+        // A hosted provider is asked by the prompt alone.
+        let hosted = run(
+            &agents,
+            Mode::Questions,
+            vec![sse(TEACHER_REPLY, 11), sse("{\"next_agent\":\"END\"}", 4)],
+            "What is softmax?",
+            &RoundControl::default(),
+        );
+        assert!(hosted.requests[0].get("response_format").is_none());
+        // An agent with no actions here may only speak.
+        let only_speech = agent_reply_schema(&[]).schema;
+        assert_eq!(only_speech["items"]["anyOf"].as_array().unwrap().len(), 1);
     }
 
     #[test]
@@ -1160,7 +1274,8 @@ mod tests {
         messages.push(ChatMessage::user("And the newest question?"));
         let system = "You teach. ".repeat(150);
         for context in [2_048u32, 4_096, 8_192] {
-            let request = fitted_agent_request(system.clone(), messages.clone(), context).unwrap();
+            let request =
+                fitted_agent_request(system.clone(), messages.clone(), None, context).unwrap();
             let max = request.max_tokens.unwrap();
             assert!(prompt_tokens(&request) + max <= context, "{context}");
             assert!(max >= AGENT_REPLY.least);
@@ -1171,7 +1286,7 @@ mod tests {
             assert_eq!(request.messages[0].role, ChatRole::User);
             assert!(request.messages.len() < messages.len(), "{context}");
         }
-        let roomy = fitted_agent_request(system, messages.clone(), 128_000).unwrap();
+        let roomy = fitted_agent_request(system, messages.clone(), None, 128_000).unwrap();
         assert_eq!(roomy.messages.len(), messages.len());
         assert_eq!(roomy.max_tokens, Some(AGENT_REPLY.want));
     }

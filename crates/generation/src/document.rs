@@ -25,9 +25,7 @@ const STOPWORDS: &[&str] = &[
     "how", "why",
 ];
 
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF)
-}
+use aula_text::is_cjk_letter as is_cjk;
 
 /// The terms of a text: lower-cased words of four letters or more (not stopwords), and pairs of
 /// adjacent CJK characters.

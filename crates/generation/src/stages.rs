@@ -28,10 +28,11 @@ use aula_providers::budget::{Cut, Sections, TooLong};
 use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
 use serde_json::{json, Map, Value};
 
-use crate::document::{is_cjk, scene_passages, SCENE_DOCUMENT_CHARS};
+use crate::document::{scene_passages, SCENE_DOCUMENT_CHARS};
 use crate::fit::{fit_request, plain, Stage, Target, PLAN_RANK};
 use crate::outline::{language_name, CourseRequest, Outline, SceneKind, SceneOutline};
 use crate::repair;
+use aula_text::is_cjk_letter as is_cjk;
 
 /// What a stage's reader made of a reply, with what code had to fix.
 #[derive(Debug, Clone, PartialEq)]

@@ -611,11 +611,7 @@ pub fn prompt_from_messages(
     prompt
 }
 
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF | 0xF900..=0xFAFF
-        | 0x3000..=0x303F | 0xFF00..=0xFFEF)
-}
+pub use aula_text::is_cjk;
 
 /// The token estimate used for usage numbers and `/__requests`: one token per CJK character
 /// (and CJK punctuation), plus one per four other characters (spaces included), rounded up.

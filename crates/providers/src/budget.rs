@@ -54,7 +54,7 @@ pub fn text_tokens(text: &str) -> u32 {
         flush(&mut digits, 1, &mut tokens);
         if c.is_whitespace() {
             spaces += 1;
-        } else if c.is_ascii() || crate::tokens::is_cjk(c) {
+        } else if c.is_ascii() || aula_text::is_cjk(c) {
             tokens += 1;
         } else {
             tokens += (c.len_utf8() as u64).div_ceil(2);

@@ -29,22 +29,10 @@ impl TokenCounter {
     }
 }
 
-pub(crate) fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3040..=0x30FF      // Hiragana, Katakana
-        | 0x3400..=0x4DBF    // CJK Extension A
-        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
-        | 0xAC00..=0xD7AF    // Hangul syllables
-        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
-        | 0x3000..=0x303F    // CJK punctuation
-        | 0xFF00..=0xFFEF    // full-width forms
-        | 0x20000..=0x2FFFF) // Extensions B and on
-}
-
 /// About 4 characters per token for Latin text, 1 token per CJK character; 0 only for "".
 pub fn estimate_tokens(text: &str) -> u32 {
     let (cjk, other) = text.chars().fold((0u32, 0u32), |(cjk, other), c| {
-        if is_cjk(c) {
+        if aula_text::is_cjk(c) {
             (cjk.saturating_add(1), other)
         } else {
             (cjk, other.saturating_add(1))

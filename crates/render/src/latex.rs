@@ -9,7 +9,7 @@
 //! [`LatexError`] so the caller can show the source instead of half a formula; an unknown command
 //! is drawn in place as a red `<merror>` so the rest of the formula still reads.
 
-use aula_course::durations::is_cjk;
+use aula_text::is_cjk_letter as is_cjk;
 
 use crate::push_escaped;
 

@@ -377,14 +377,16 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
         })
     };
     let choosing = move || talk.running.get().is_some() && talk.view.with(|v| v.speaking.is_none());
-    // The learner's words are the last, no round runs and nothing went wrong: no one answered
-    // (the director ended the round first, or it was stopped or the page closed before a turn).
+    // The learner's words are the last said, no round runs and nothing went wrong: no one
+    // answered (the director ended the round first, every agent's turn came back without words,
+    // or it was stopped or the page closed before a turn).
     let unanswered = move || {
         talk.running.get().is_none()
             && talk.problem.with(Option::is_none)
             && talk.view.with(|v| {
                 v.messages
-                    .last()
+                    .iter()
+                    .rfind(|m| !m.text.trim().is_empty())
                     .is_some_and(|m| m.speaker == ViewSpeaker::Learner)
             })
     };
