@@ -116,6 +116,8 @@ test("a round the director ends before anyone speaks says so, and the next quest
   await page.getByTestId("ask-input").fill("What does softmax do?");
   await page.getByTestId("ask-send").click();
   await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble]")].some((b) => b.dataset.done === "true" && b.textContent.includes("weights")), null, { timeout: 15000 });
+  // The round goes on to the director after the teacher's turn ("choosing" shows meanwhile).
+  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]")?.disabled, null, { timeout: 15000 });
   assert.equal(await page.getByTestId("ask-status").isVisible(), false, "the note is gone once someone answered");
   assert.deepEqual(problems, []);
   await context.close();
