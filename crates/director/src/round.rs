@@ -443,45 +443,30 @@ async fn run_agent(
     outcome
 }
 
-/// The longest speech item the agent reply schema takes, in characters.
-const AGENT_SPEECH_CHARS: usize = 600;
-
 /// The agent reply format as a JSON schema, for servers that enforce one (llama.cpp, Ollama,
 /// LM Studio turn it into a sampling grammar): a non-empty array of speech items and of the
 /// actions this agent may use, so a small model's reply is an array of items by construction
 /// instead of a bare object or prose the parser must guess at.
 fn agent_reply_schema(allowed: &[aula_course::ActionKind]) -> aula_providers::JsonSchema {
-    let speech = serde_json::json!({
-        "type": "object",
-        "properties": {
-            "type": {"type": "string", "enum": ["text"]},
-            "content": {"type": "string", "minLength": 1, "maxLength": AGENT_SPEECH_CHARS},
-        },
-        "required": ["type", "content"],
-        "additionalProperties": false,
-    });
-    let mut kinds = vec![speech];
-    if !allowed.is_empty() {
-        let names: Vec<&str> = allowed.iter().map(|k| k.as_str()).collect();
-        kinds.push(serde_json::json!({
-            "type": "object",
-            "properties": {
-                "type": {"type": "string", "enum": ["action"]},
-                "name": {"type": "string", "enum": names},
-                "params": {"type": "object"},
-            },
-            "required": ["type", "name", "params"],
-            "additionalProperties": false,
-        }));
+    // Read from text rather than built with `json!`: far less code in the worker.
+    const SCHEMA: &str = r#"{"type":"array","minItems":1,"maxItems":8,"items":{"anyOf":[
+        {"type":"object","properties":{"type":{"type":"string","enum":["text"]},
+            "content":{"type":"string","minLength":1,"maxLength":600}},
+            "required":["type","content"],"additionalProperties":false},
+        {"type":"object","properties":{"type":{"type":"string","enum":["action"]},
+            "name":{"type":"string","enum":[]},"params":{"type":"object"}},
+            "required":["type","name","params"],"additionalProperties":false}]}}"#;
+    let mut schema: serde_json::Value = serde_json::from_str(SCHEMA).unwrap_or_default();
+    if let Some(kinds) = schema["items"]["anyOf"].as_array_mut() {
+        if allowed.is_empty() {
+            kinds.truncate(1);
+        } else if let Some(names) = kinds[1]["properties"]["name"]["enum"].as_array_mut() {
+            names.extend(allowed.iter().map(|k| serde_json::Value::from(k.as_str())));
+        }
     }
     aula_providers::JsonSchema {
         name: "agent_reply".into(),
-        schema: serde_json::json!({
-            "type": "array",
-            "minItems": 1,
-            "maxItems": 8,
-            "items": {"anyOf": kinds},
-        }),
+        schema,
     }
 }
 
@@ -898,6 +883,8 @@ mod tests {
         // An agent with no actions here may only speak.
         let only_speech = agent_reply_schema(&[]).schema;
         assert_eq!(only_speech["items"]["anyOf"].as_array().unwrap().len(), 1);
+        assert_eq!(kinds[0]["properties"]["content"]["maxLength"], 600);
+        assert_eq!(schema["maxItems"], 8);
     }
 
     #[test]
