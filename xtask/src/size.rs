@@ -1,7 +1,7 @@
 //! `cargo xtask size`: what a learner downloads, gzip-compressed, against the budget.
 //!
 //! Three budgets, each a hard ceiling on the release build in `dist/`: the page (the wasm, js
-//! and css `index.html` loads) at most 640 KB, the AI worker 352 KB and the files worker
+//! and css `index.html` loads) at most 640 KB, the AI worker 358 KB and the files worker
 //! 360 KB, both loaded on first use (KB = 1,024 bytes). `cargo xtask test` runs this check
 //! after the release build. Why each budget stands where it does, and what each step up bought
 //! (the page was 500 KB until the live classroom, 540 until course generation, 600 until
@@ -63,8 +63,12 @@ pub const BUDGET_BYTES: u64 = 640 * 1024;
 /// it reaches a learner who only plays a course. 350 → 352 KB for what the fourth real-model
 /// run showed (350.0 KB measured, just over): a script that opens with the teacher's words and a
 /// quiz that always has a short answer to grade, both as schemas for enforcing servers, and the
-/// director's rule that a learner's open question goes to the teacher.
-pub const WORKER_BUDGET_BYTES: u64 = 352 * 1024;
+/// director's rule that a learner's open question goes to the teacher. 352 → 358 KB for what
+/// the sixth run showed (351.7 → 356.9 KB measured, +5.2 KB): code completes what a small model
+/// leaves short after it was asked again (a slide's narration from the slide's own texts, a
+/// quiz's repeated options left out), a speaker label is not spoken, and the agents' and
+/// grader's prompts carry the course's language in their examples and last line.
+pub const WORKER_BUDGET_BYTES: u64 = 358 * 1024;
 
 /// The files worker (`crates/files`), started only when the learner exports or imports a course:
 /// zip and deflate, the bundle's checksums, SCORM packages and the offline page, PowerPoint decks

@@ -150,11 +150,12 @@ pub fn grading_request(course: &Course, question: &ShortAnswer, answer: &str) ->
          is missing or wrong, and how to complete it. Warm and precise, in your own voice.",
         language_name(&course.language)
     );
+    let language = language_name(&course.language);
     let _ = write!(
         system,
         "\n# Reply format\nReply with one JSON object and nothing else: {{\"score\": S, \"feedback\": F}}, \
-         where S is a whole number from 0 to {points} and F is your feedback as a string. No code \
-         fence, no text outside the object."
+         where S is a whole number from 0 to {points} and F is your feedback in {language} as a \
+         string. No code fence, no text outside the object."
     );
     let mut request = ChatRequest::new(
         system,
@@ -171,7 +172,7 @@ pub fn grading_request(course: &Course, question: &ShortAnswer, answer: &str) ->
             "type": "object",
             "properties": {
                 "score": {"type": "integer", "description": format!("whole points from 0 to {points}")},
-                "feedback": {"type": "string", "description": "feedback to the learner"},
+                "feedback": {"type": "string", "description": format!("feedback to the learner, in {language}")},
             },
             "required": ["score", "feedback"],
             "additionalProperties": false,
@@ -369,7 +370,15 @@ mod tests {
     fn a_chinese_course_is_graded_with_feedback_in_chinese_by_its_teacher() {
         let course = sample("photosynthesis-zh.json");
         let request = grading_request(&course, &short_question(&course), "二氧化碳不够");
-        assert!(request.system.contains("in Chinese"));
+        assert!(request.system.contains("Two or three sentences in Chinese"));
+        assert!(request.system.contains("F is your feedback in Chinese"));
+        let schema = &request.json_schema.as_ref().unwrap().schema;
+        let described = schema["properties"]["feedback"]["description"].as_str();
+        assert!(
+            described.is_some_and(
+                |d| d.ends_with("in Chinese (简体中文 unless the course says otherwise)")
+            )
+        );
         assert!(request.system.contains(&course.teacher().unwrap().name));
         assert_eq!(request.messages[0].content, "二氧化碳不够");
     }

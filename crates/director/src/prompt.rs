@@ -493,15 +493,18 @@ pub fn agent_prompt(ctx: &AgentContext) -> String {
     );
 
     out.push_str("\n# Reply format\nReply with one JSON array and nothing else, for example:\n");
+    let [label, after_drawing, after_spotlight] = example_words(ctx.language);
     if slide_actions {
-        out.push_str(
-            "[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"<a slide element id>\"}},\
-             {\"type\":\"text\",\"content\":\"Look at this part first.\"}]\n",
+        let _ = writeln!(
+            out,
+            "[{{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{{\"element_id\":\"<a slide element id>\"}}}},\
+             {{\"type\":\"text\",\"content\":\"{after_spotlight}\"}}]"
         );
     } else {
-        out.push_str(
-            "[{\"type\":\"action\",\"name\":\"wb_draw_text\",\"params\":{\"content\":\"Key idea\",\"x\":80,\"y\":60}},\
-             {\"type\":\"text\",\"content\":\"Here is the key idea.\"}]\n",
+        let _ = writeln!(
+            out,
+            "[{{\"type\":\"action\",\"name\":\"wb_draw_text\",\"params\":{{\"content\":\"{label}\",\"x\":80,\"y\":60}}}},\
+             {{\"type\":\"text\",\"content\":\"{after_drawing}\"}}]"
         );
     }
     out.push_str(
@@ -631,8 +634,49 @@ pub fn agent_prompt(ctx: &AgentContext) -> String {
         }
     }
 
-    out.push_str("\nRemember: one JSON array, spoken text, your role's length.\n");
+    // Last, where a small model reads it just before it writes: run 6's Chinese round was
+    // answered in English by a model told the language only in the middle of the prompt.
+    let _ = writeln!(
+        out,
+        "\nRemember: one JSON array, spoken text in {}, your role's length.",
+        language_name(ctx.language)
+    );
     out
+}
+
+/// The reply example's words in the course's language, so that a small model copying its
+/// example speaks that language: a board label, a line after drawing it, a line after a
+/// spotlight.
+fn example_words(language: &str) -> [&'static str; 3] {
+    let primary = language.split(['-', '_']).next().unwrap_or_default();
+    match primary.to_ascii_lowercase().as_str() {
+        "zh" => ["关键概念", "这就是关键概念。", "先看这一部分。"],
+        "ja" => [
+            "大事な考え",
+            "これが大事な考えです。",
+            "まずここを見てください。",
+        ],
+        "es" => [
+            "Idea clave",
+            "Esta es la idea clave.",
+            "Mira primero esta parte.",
+        ],
+        "fr" => [
+            "Idée clé",
+            "Voici l'idée clé.",
+            "Regardez d'abord cette partie.",
+        ],
+        "de" => [
+            "Kernidee",
+            "Das ist die Kernidee.",
+            "Seht euch zuerst diesen Teil an.",
+        ],
+        _ => [
+            "Key idea",
+            "Here is the key idea.",
+            "Look at this part first.",
+        ],
+    }
 }
 
 #[cfg(test)]
@@ -940,6 +984,36 @@ mod tests {
             whiteboard_open: false,
             answering_learner: false,
         }
+    }
+
+    #[test]
+    fn an_agent_prompt_gives_its_example_in_the_course_language_and_ends_with_it() {
+        let course = sample_course();
+        let slide = first_scene(&course, "slide");
+        let quiz = first_scene(&course, "quiz");
+        let none = LearnerProfile::default();
+        let t = teacher();
+
+        let on_slide = agent_prompt(&agent_ctx(&t, Some(slide), &[], &none));
+        assert!(on_slide.contains("{\"type\":\"text\",\"content\":\"先看这一部分。\"}"));
+        assert!(!on_slide.contains("Look at this part first."));
+        let on_quiz = agent_prompt(&agent_ctx(&t, Some(quiz), &[], &none));
+        assert!(on_quiz.contains("\"content\":\"关键概念\""));
+        assert!(on_quiz.contains("这就是关键概念。"));
+        let last = on_slide.trim_end().lines().last().unwrap();
+        assert!(
+            last.contains("in Chinese"),
+            "the prompt's last line: {last}"
+        );
+
+        let english = agent_prompt(&AgentContext {
+            language: "en",
+            ..agent_ctx(&t, Some(slide), &[], &none)
+        });
+        assert!(english.contains("Look at this part first.") && !english.contains("先看"));
+        assert!(english
+            .trim_end()
+            .ends_with("spoken text in English, your role's length."));
     }
 
     #[test]

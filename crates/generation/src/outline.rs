@@ -265,6 +265,7 @@ pub fn parse_outline(reply: &str, request: &CourseRequest) -> Result<Read<Outlin
         notes,
         problems,
         repaired,
+        fallback: None,
     })
 }
 

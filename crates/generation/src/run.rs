@@ -353,8 +353,8 @@ fn correction_reason(reply: &Reply, reason: &str) -> String {
 
 /// A stage: one call, read strictly (the reader repairs once by itself); a reply that cannot be
 /// used, or is usable but short of what was asked (its problems), goes back to the model once
-/// with why. A usable first reply is kept when the second is no better. Tokens, calls, repairs
-/// and corrections go into `stats`.
+/// with why. A usable first reply is kept when the second is no better, as code completes it
+/// where it can (its `fallback`). Tokens, calls, repairs and corrections go into `stats`.
 pub async fn run_stage<T>(
     env: &Env<'_>,
     request: &ChatRequest,
@@ -380,6 +380,14 @@ async fn run_stage_streaming<T>(
         stats.repairs += u32::from(read.repaired);
         notes.extend(read.notes.iter().map(|n| format!("{task}: {n}")));
     };
+    // A reply kept with its problems: what code makes of it, where code can do better.
+    let settle = |read: Read<T>, notes: &mut Vec<String>| match read.fallback {
+        Some((value, note)) => {
+            notes.push(format!("{task}: {note}"));
+            value
+        }
+        None => read.value,
+    };
     let (usable, reason) = match read(&reply.text) {
         Ok(first) if first.problems.is_empty() => {
             keep(&first, notes, stats);
@@ -388,7 +396,7 @@ async fn run_stage_streaming<T>(
         Ok(first) => {
             keep(&first, notes, stats);
             let reason = first.problems.join("; ");
-            (Some(first.value), reason)
+            (Some(first), reason)
         }
         Err(error) => (None, error),
     };
@@ -398,7 +406,7 @@ async fn run_stage_streaming<T>(
     let again = feedback_request(request, &reply.text, &reason, env.target());
     let second = match call(env, &again, task, stats, notes, &mut |_| {}).await {
         Ok(second) => second,
-        Err(error) => return usable.ok_or(error),
+        Err(error) => return usable.map(|first| settle(first, notes)).ok_or(error),
     };
     let second_read = read(&second.text);
     let better = match &second_read {
@@ -411,15 +419,15 @@ async fn run_stage_streaming<T>(
             for problem in &read.problems {
                 notes.push(format!("{task}: kept, though {problem}"));
             }
-            Ok(read.value)
+            Ok(settle(read, notes))
         }
         (_, Some(first)) => {
             notes.push(format!(
                 "{task}: kept the first reply: the second was no better"
             ));
-            Ok(first)
+            Ok(settle(first, notes))
         }
-        (Ok(read), None) => Ok(read.value),
+        (Ok(read), None) => Ok(settle(read, notes)),
         (Err(error), None) => {
             let message = if second.cut_at_limit() {
                 format!("The model's answer was cut off at its length limit twice in a row: {error}. Retry, or choose a model with a larger context in Settings → AI provider.")

@@ -678,8 +678,9 @@ fn a_narration_too_thin_for_its_slide_goes_back_once_and_the_fuller_one_is_kept(
 }
 
 #[test]
-fn a_usable_reply_is_kept_when_the_correction_is_no_better() {
-    // Scripts stay thin however often they are asked: the first thin one is kept, not failed.
+fn a_thin_reply_is_kept_and_completed_with_its_slides_texts_when_the_correction_is_no_better() {
+    // Scripts stay thin however often they are asked: the first thin one is kept, not failed,
+    // and the teacher reads out what the slide shows that the script does not speak about.
     let model = Model::new(|body, _| {
         asks_for_script(body)
             .then(|| thin_script(body).map(|t| ok(&t)))
@@ -688,9 +689,66 @@ fn a_usable_reply_is_kept_when_the_correction_is_no_better() {
     let run = run(&model);
     assert!(run.record.failed.is_empty(), "{:?}", run.record.failed);
     assert_eq!(run.record.finished.len(), 8);
-    assert!(notes(&run.events)
+    let notes = notes(&run.events);
+    assert!(notes
         .iter()
-        .any(|n| n.contains("kept the first reply") || n.contains("kept, though")));
+        .any(|n| n == "s1/actions: kept the first reply: the second was no better"));
+    assert!(
+        notes.iter().any(|n| n.starts_with(
+            "s1/actions: the script stayed short of its slide: the teacher reads out"
+        )),
+        "{notes:?}"
+    );
+    let course = assemble_json("c1", &request(), &outline(), &run.record, 1, 2).unwrap();
+    let course = Course::from_json(&course).unwrap();
+    let scene = &course.scenes[0];
+    let aula_course::SceneContent::Slide(slide) = &scene.content else {
+        panic!("the fixture's first scene is a slide");
+    };
+    let said: Vec<&str> = scene
+        .actions
+        .iter()
+        .filter_map(|a| match a {
+            Action::Speech(s) => Some(s.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    // The model's first line still opens the scene.
+    let thin = thin_script(&serde_json::json!({"messages": [{"role": "user",
+        "content": format!("Write the script for \"{}\"", scene.title)}]}));
+    let first_thin: Vec<Value> = serde_json::from_str(&thin.unwrap()).unwrap();
+    let first_line = first_thin.iter().find(|i| i["type"] == "text").unwrap();
+    assert_eq!(Some(said[0]), first_line["content"].as_str());
+    let words: usize = said.iter().map(|s| s.split_whitespace().count()).sum();
+    assert!(words > 30, "{words} words: {said:?}");
+    // Each text the slide shows is read out, after a spotlight on it.
+    let texts = slide.elements.iter().filter_map(|e| match e {
+        aula_course::SlideElement::Text(t) => Some((t.id.as_str(), t.markdown.as_str())),
+        _ => None,
+    });
+    for (id, markdown) in texts {
+        let first_words: String = markdown
+            .trim_start_matches(['#', ' ', '-', '*'])
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ");
+        let at = scene.actions.iter().position(|a| match a {
+            Action::Speech(s) => s.text.starts_with(&first_words),
+            _ => false,
+        });
+        let Some(at) = at else {
+            continue; // spoken about by the thin script itself
+        };
+        assert!(
+            matches!(&scene.actions[at - 1], Action::Spotlight(s) if s.element_id == id),
+            "the line reading {id} follows a spotlight on it"
+        );
+    }
+    assert!(scene
+        .actions
+        .iter()
+        .any(|a| matches!(a, Action::Spotlight(s) if s.id.contains("-p"))));
 }
 
 #[test]

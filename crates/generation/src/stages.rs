@@ -44,6 +44,10 @@ pub struct Read<T> {
     pub problems: Vec<String>,
     /// The reply was read only through the tolerant reading (fences, prose, a cut end).
     pub repaired: bool,
+    /// What code makes of the value to meet its problems as far as code can, with a note saying
+    /// what it did: used when the reply is kept with its problems (the model, asked again, did
+    /// no better).
+    pub fallback: Option<(T, String)>,
 }
 
 impl<T> Read<T> {
@@ -53,6 +57,7 @@ impl<T> Read<T> {
             notes,
             problems: Vec::new(),
             repaired: false,
+            fallback: None,
         }
     }
 }
@@ -554,6 +559,7 @@ fn content_from_value(
         .map_err(|e| format!("the {} does not fit the course format: {e}", kind.name()))?;
     check_scene(ctx, content.clone(), Vec::new())?;
     let mut problems = Vec::new();
+    let mut fallback = None;
     let shown = shown_texts(&content);
     problems.extend(language_problem(
         shown.iter().map(String::as_str),
@@ -570,10 +576,15 @@ fn content_from_value(
                     .to_string(),
             );
         }
-        problems.extend(repeated_options(&quiz.questions));
+        let repeated = repeated_options(&quiz.questions);
+        if !repeated.is_empty() {
+            fallback = without_repeated_options(&json, ctx);
+        }
+        problems.extend(repeated);
     }
     Ok(Read {
         problems,
+        fallback,
         ..Read::clean(
             Written {
                 value: content,
@@ -582,6 +593,92 @@ fn content_from_value(
             notes,
         )
     })
+}
+
+/// A quiz whose questions offer the same option twice, mended by code: each repeated option is
+/// left out (the one kept counts as right where either was), and a question left with fewer
+/// than two options is left out. None when no question would be left, or the result does not
+/// check. Run 6's Chinese quiz offered one sentence four times, twice, after being asked again.
+fn without_repeated_options(
+    json: &str,
+    ctx: &SceneContext,
+) -> Option<(Written<SceneContent>, String)> {
+    let mut value: Value = serde_json::from_str(json).ok()?;
+    let questions = value.get_mut("questions")?.as_array_mut()?;
+    let (mut mended, before) = (0, questions.len());
+    questions.retain_mut(|question| {
+        let Some(options) = question.get("options").and_then(Value::as_array) else {
+            return true;
+        };
+        // Each option's id, and the id of the first option with the same words.
+        let mut first_with: Vec<(String, String)> = Vec::new();
+        let mut kept = Vec::new();
+        let mut seen: Vec<(String, String)> = Vec::new();
+        for option in options {
+            let id = option["id"].as_str().unwrap_or_default().to_string();
+            let words = option["text"]
+                .as_str()
+                .unwrap_or_default()
+                .trim()
+                .to_lowercase();
+            match seen.iter().find(|(w, _)| *w == words) {
+                Some((_, first)) => first_with.push((id, first.clone())),
+                None => {
+                    seen.push((words, id.clone()));
+                    first_with.push((id.clone(), id));
+                    kept.push(option.clone());
+                }
+            }
+        }
+        if kept.len() == options.len() {
+            return true;
+        }
+        mended += 1;
+        if kept.len() < 2 {
+            return false;
+        }
+        let first = |id: &str| {
+            first_with
+                .iter()
+                .find(|(of, _)| of == id)
+                .map_or(id.to_string(), |(_, first)| first.clone())
+        };
+        if let Some(answer) = question.get("answer").and_then(Value::as_str) {
+            question["answer"] = json!(first(answer));
+        }
+        if let Some(answers) = question.get("answers").and_then(Value::as_array) {
+            let mut ids: Vec<String> = Vec::new();
+            for id in answers.iter().filter_map(Value::as_str).map(first) {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            question["answers"] = json!(ids);
+        }
+        question["options"] = Value::Array(kept);
+        true
+    });
+    let dropped = before - questions.len();
+    if questions.is_empty() || mended == 0 {
+        return None;
+    }
+    let content: SceneContent = serde_json::from_value(value.clone()).ok()?;
+    check_scene(ctx, content.clone(), Vec::new()).ok()?;
+    let note = if dropped == 0 {
+        format!("{mended} question(s) offered an option twice: the repeats were left out")
+    } else {
+        format!(
+            "{mended} question(s) offered an option twice: the repeats were left out, and \
+             {dropped} question(s) left with one option were dropped"
+        )
+    };
+    Some((
+        Written {
+            value: content,
+            json: value.to_string(),
+        },
+        note,
+    ))
 }
 
 /// A problem for each choice question that offers the same option twice (compared without case
@@ -973,16 +1070,17 @@ fn actions_from_value(
                 .or_else(|| item.remove("text"))
                 .and_then(|t| t.as_str().map(|s| s.trim().to_string()))
                 .unwrap_or_default();
+            let text = without_speaker_label(&text, &ctx.request.agents);
             if text.is_empty() {
                 notes.push(format!("item {} has no words; dropped", i + 1));
                 continue;
             }
-            if let Some(problem) = personas.read_out_in(&text) {
+            if let Some(problem) = personas.read_out_in(text) {
                 notes.push(format!("item {}: {problem}; dropped", i + 1));
                 echoed.get_or_insert(problem);
                 continue;
             }
-            for piece in split_speech(&text, aula_course::limits::MAX_SPEECH_CHARS) {
+            for piece in split_speech(text, aula_course::limits::MAX_SPEECH_CHARS) {
                 let id = format!("{}-a{}", ctx.scene.id, actions.len() + 1);
                 written.push(json!({"type": "speech", "id": id, "text": piece}));
                 actions.push(Action::Speech(aula_course::action::Speech {
@@ -1091,8 +1189,10 @@ fn actions_from_value(
         .sum();
     let wanted = min_speech_words(content, language);
     let mut problems = Vec::new();
+    let mut fallback = None;
     // Asked for `wanted`; below two thirds of it the scene is plainly too thin to teach.
     if said * 3 < wanted * 2 {
+        fallback = with_unsaid_points(ctx, content, &actions, &written, &allowed);
         let unit = if is_cjk_language(language) {
             "characters"
         } else {
@@ -1119,7 +1219,145 @@ fn actions_from_value(
         notes,
         problems,
         repaired: false,
+        fallback,
     })
+}
+
+/// A script that stays too short for its slide, completed by code: the teacher reads out each of
+/// the slide's texts that no line speaks about (after a spotlight on it, where the scene allows
+/// one), after the first line. None when every text is spoken about. Run 6's slide narrations
+/// lasted 6 to 13 s: the model, asked again for more words, wrote no more.
+fn with_unsaid_points(
+    ctx: &SceneContext,
+    content: &SceneContent,
+    actions: &[Action],
+    written: &[Value],
+    allowed: &[ActionKind],
+) -> Option<(Written<Vec<Action>>, String)> {
+    let SceneContent::Slide(slide) = content else {
+        return None;
+    };
+    let mut said = HashSet::new();
+    for action in actions {
+        if let Action::Speech(speech) = action {
+            said.extend(meaning_units(&speech.text));
+        }
+    }
+    let cjk = is_cjk_language(&ctx.request.language);
+    let spotlight = allowed.contains(&ActionKind::Spotlight);
+    let (mut added, mut added_json, mut points) = (Vec::new(), Vec::new(), 0);
+    for element in &slide.elements {
+        let shown = match element {
+            aula_course::SlideElement::Text(t) => t.markdown.as_str(),
+            aula_course::SlideElement::Shape(s) => s.text.as_deref().unwrap_or(""),
+            _ => continue,
+        };
+        let units = meaning_units(shown);
+        let spoken = units.iter().filter(|u| said.contains(*u)).count();
+        let line = spoken_line(shown, cjk);
+        if units.is_empty() || spoken * 2 >= units.len() || line.is_empty() {
+            continue;
+        }
+        points += 1;
+        // Ids of their own (`-p`), so none meets the model's `-a` ids.
+        let mut push = |mut object: Value| {
+            object["id"] = json!(format!("{}-p{}", ctx.scene.id, added.len() + 1));
+            if let Ok(action) = serde_json::from_value::<Action>(object.clone()) {
+                added.push(action);
+                added_json.push(object);
+            }
+        };
+        if spotlight {
+            push(json!({"type": "spotlight", "element_id": element.id()}));
+        }
+        for piece in split_speech(&line, aula_course::limits::MAX_SPEECH_CHARS) {
+            push(json!({"type": "speech", "text": piece}));
+        }
+    }
+    if points == 0 {
+        return None;
+    }
+    let at = actions
+        .iter()
+        .position(|a| matches!(a, Action::Speech(_)))
+        .map_or(0, |i| i + 1);
+    let value = spliced(actions, at, added);
+    let json = Value::Array(spliced(written, at, added_json)).to_string();
+    Some((
+        Written { value, json },
+        format!(
+            "the script stayed short of its slide: the teacher reads out {points} of the slide's \
+             texts that no line spoke about"
+        ),
+    ))
+}
+
+/// A spoken line without a leading speaker label ("Ms. Lin: …", "林老师：…"): the caption
+/// already names who speaks, and a label is not said aloud.
+fn without_speaker_label<'t>(text: &'t str, agents: &[aula_course::AgentProfile]) -> &'t str {
+    agents
+        .iter()
+        .filter(|a| !a.name.trim().is_empty())
+        .find_map(|a| {
+            let rest = text.strip_prefix(a.name.trim())?.trim_start();
+            rest.strip_prefix([':', '：']).map(str::trim)
+        })
+        .unwrap_or(text)
+}
+
+/// `all` with `new` put in at `at`.
+fn spliced<T: Clone>(all: &[T], at: usize, new: Vec<T>) -> Vec<T> {
+    let mut out = all[..at].to_vec();
+    out.extend(new);
+    out.extend_from_slice(&all[at..]);
+    out
+}
+
+/// What a text is about, to tell whether a line speaks about it: its words of four letters or
+/// more, lowercased, and in CJK text its pairs of characters.
+fn meaning_units(text: &str) -> HashSet<String> {
+    let mut units = HashSet::new();
+    for word in text.split(|c: char| !c.is_alphanumeric()) {
+        let chars: Vec<char> = word.chars().collect();
+        if chars.iter().any(|c| is_cjk(*c)) {
+            units.extend(chars.windows(2).map(|w| w.iter().collect::<String>()));
+        } else if chars.len() >= 4 {
+            units.insert(word.to_lowercase());
+        }
+    }
+    units
+}
+
+/// A slide text as the teacher would say it: its lines without Markdown marks, each ended as a
+/// sentence.
+fn spoken_line(markdown: &str, cjk: bool) -> String {
+    let mut out = String::new();
+    for line in markdown.lines() {
+        let line = line
+            .trim()
+            .trim_start_matches(|c: char| "#>*+-•".contains(c))
+            .trim();
+        let line = line
+            .strip_prefix(|c: char| c.is_ascii_digit())
+            .map_or(line, |rest| {
+                rest.trim_start_matches(|c: char| c.is_ascii_digit())
+                    .strip_prefix(['.', ')'])
+                    .map_or(line, str::trim)
+            });
+        let line: String = line.chars().filter(|c| !"*_`$".contains(*c)).collect();
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !out.is_empty() && !cjk {
+            out.push(' ');
+        }
+        out.push_str(line);
+        if !line.ends_with(['.', '!', '?', '。', '！', '？', ':', '：']) {
+            out.push(if cjk { '。' } else { '.' });
+        }
+    }
+    out
 }
 
 /// The agents' personas as word runs, to catch a line that reads one out (the model copied
@@ -1631,6 +1869,198 @@ mod tests {
             problems(["The moon", "The sun", "The wind"]),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_quiz_kept_with_repeated_options_is_mended_by_code() {
+        let req = request();
+        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
+        let ctx = SceneContext {
+            request: &req,
+            outline: &outline,
+            scene: &outline.scenes[1],
+            target: Target::default(),
+        };
+        let reply = json!([
+            {"type": "single", "id": "q1", "question": "What pulls the sea?",
+             "options": [{"id": "a", "text": "The sun"}, {"id": "b", "text": "The moon"}, {"id": "c", "text": "the moon "}],
+             "answer": "c", "points": 1},
+            {"type": "multiple", "id": "q2", "question": "Which are tides?",
+             "options": [{"id": "a", "text": "Spring"}, {"id": "b", "text": "Neap"}, {"id": "c", "text": "Neap"}, {"id": "d", "text": "Winter"}],
+             "answers": ["a", "b", "c"], "points": 1},
+            {"type": "single", "id": "q3", "question": "What rises?",
+             "options": [{"id": "a", "text": "The sea"}, {"id": "b", "text": "The sea"}],
+             "answer": "a", "points": 1},
+            {"type": "short", "id": "q4", "question": "Why two tides a day?", "reference_answer": "The moon pulls both sides.", "points": 2}
+        ]);
+        let read = parse_content(&reply.to_string(), &ctx).unwrap();
+        assert_eq!(read.problems.len(), 3, "{:?}", read.problems);
+        let (mended, note) = read.fallback.expect("mended by code");
+        assert_eq!(
+            note,
+            "3 question(s) offered an option twice: the repeats were left out, and 1 question(s) \
+             left with one option were dropped"
+        );
+        let SceneContent::Quiz(quiz) = &mended.value else {
+            panic!("a quiz");
+        };
+        use aula_course::scene::QuizQuestion as Q;
+        let [Q::Single(q1), Q::Multiple(q2), Q::Short(_)] = quiz.questions.as_slice() else {
+            panic!("q3 is dropped: {:?}", quiz.questions);
+        };
+        let texts = |o: &[aula_course::scene::QuizOption]| {
+            o.iter()
+                .map(|o| o.id.clone() + "=" + &o.text)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(texts(&q1.options), ["a=The sun", "b=The moon"]);
+        assert_eq!(q1.answer, "b", "the kept repeat counts as right");
+        assert_eq!(texts(&q2.options), ["a=Spring", "b=Neap", "d=Winter"]);
+        assert_eq!(q2.answers, ["a", "b"]);
+        let stored: SceneContent =
+            serde_json::from_value(serde_json::from_str::<Value>(&mended.json).unwrap()).unwrap();
+        assert_eq!(stored, mended.value);
+
+        // Nothing to mend when only a question with one option would be left.
+        let lone = json!([{"type": "single", "id": "q1", "question": "What rises?",
+             "options": [{"id": "a", "text": "The sea"}, {"id": "b", "text": "The sea"}],
+             "answer": "a", "points": 1}]);
+        assert_eq!(
+            parse_content(&lone.to_string(), &ctx).unwrap().fallback,
+            None
+        );
+    }
+
+    #[test]
+    fn a_line_that_starts_with_its_speakers_name_as_a_label_is_said_without_it() {
+        for language in ["en", "zh-CN"] {
+            let mut req = request();
+            req.language = language.into();
+            aula_course::speak_course_language(&mut req.agents, language);
+            let name = req.agents[0].name.clone();
+            let outline = outline(&[SceneKind::Slide]);
+            let ctx = SceneContext {
+                request: &req,
+                outline: &outline,
+                scene: &outline.scenes[0],
+                target: Target::default(),
+            };
+            let lines = [
+                format!("{name}: Welcome to the class on tides."),
+                format!("{name}：今天我们来看潮汐。"),
+                format!("{name} smiles and begins with the moon."),
+            ];
+            let items: Vec<Value> = lines
+                .iter()
+                .map(|l| json!({"type": "text", "content": l}))
+                .collect();
+            let read = parse_actions(&Value::Array(items).to_string(), &ctx, &slide()).unwrap();
+            let said: Vec<&str> = read
+                .value
+                .value
+                .iter()
+                .filter_map(|a| match a {
+                    Action::Speech(s) => Some(s.text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            assert_eq!(
+                said,
+                [
+                    "Welcome to the class on tides.",
+                    "今天我们来看潮汐。",
+                    lines[2].as_str()
+                ],
+                "{language}"
+            );
+            assert!(read
+                .value
+                .json
+                .contains("\"Welcome to the class on tides.\""));
+        }
+    }
+
+    #[test]
+    fn a_thin_script_is_completed_with_the_slide_texts_it_does_not_speak_about() {
+        for language in ["en", "zh-CN"] {
+            let mut req = request();
+            req.language = language.into();
+            let outline = outline(&[SceneKind::Slide]);
+            let ctx = SceneContext {
+                request: &req,
+                outline: &outline,
+                scene: &outline.scenes[0],
+                target: Target::default(),
+            };
+            let (title, point, other, opening) = if language == "en" {
+                (
+                    "# Tides",
+                    "- The **moon** pulls the sea toward it\n- 2. Two tides come each day",
+                    "The sun's pull adds spring tides",
+                    "Welcome: today we look at tides.",
+                )
+            } else {
+                (
+                    "# 潮汐",
+                    "- 月球把海水拉向它\n- 每天有两次潮汐",
+                    "太阳的引力带来大潮",
+                    "欢迎：今天我们来看潮汐。",
+                )
+            };
+            let slide: SceneContent = serde_json::from_value(json!({"type": "slide", "elements": [
+                {"type": "text", "id": "t", "left": 40, "top": 20, "width": 900, "height": 60, "markdown": title},
+                {"type": "text", "id": "p", "left": 40, "top": 100, "width": 900, "height": 120, "markdown": point},
+                {"type": "shape", "id": "s", "left": 40, "top": 300, "width": 400, "height": 80, "shape": "rectangle", "fill": "#eef", "text": other}
+            ]}))
+            .unwrap();
+            let reply = json!([{"type": "text", "content": opening}, {"type": "text", "content": "Let us begin."}]);
+            let read = parse_actions(&reply.to_string(), &ctx, &slide).unwrap();
+            assert!(!read.problems.is_empty(), "{language}: thin");
+            let (completed, note) = read.fallback.expect("completed by code");
+            assert!(
+                note.contains("reads out 2 of the slide's texts"),
+                "{language}: {note}"
+            );
+            let steps: Vec<String> = completed
+                .value
+                .iter()
+                .map(|a| match a {
+                    Action::Speech(s) => s.text.clone(),
+                    Action::Spotlight(s) => format!("spotlight {}", s.element_id),
+                    other => format!("{other:?}"),
+                })
+                .collect();
+            let expected: Vec<String> = if language == "en" {
+                vec![
+                    opening.into(),
+                    "spotlight p".into(),
+                    "The moon pulls the sea toward it. Two tides come each day.".into(),
+                    "spotlight s".into(),
+                    "The sun's pull adds spring tides.".into(),
+                    "Let us begin.".into(),
+                ]
+            } else {
+                vec![
+                    opening.into(),
+                    "spotlight p".into(),
+                    "月球把海水拉向它。每天有两次潮汐。".into(),
+                    "spotlight s".into(),
+                    "太阳的引力带来大潮。".into(),
+                    "Let us begin.".into(),
+                ]
+            };
+            assert_eq!(steps, expected, "{language}");
+            // The stored JSON is the same script.
+            let stored: Vec<Action> = serde_json::from_str(&completed.json).unwrap();
+            assert_eq!(stored, completed.value, "{language}");
+            check_scene(&ctx, slide.clone(), completed.value).unwrap();
+
+            // A script that speaks about every text needs nothing from code, even when short.
+            let covering =
+                json!([{"type": "text", "content": format!("{opening} {point} {other}")}]);
+            let read = parse_actions(&covering.to_string(), &ctx, &slide).unwrap();
+            assert_eq!(read.fallback, None, "{language}");
+        }
     }
 
     #[test]
