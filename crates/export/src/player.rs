@@ -92,22 +92,7 @@ pub struct PackageConfig {
     pub rules: ProgressRules,
 }
 
-fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            // Not allowed in XML 1.0.
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use aula_text::markup::escape as escape_xml;
 
 /// JSON inside `<script>`: no `<` at all (`\u003c` is the same JSON), so nothing in it can close
 /// or confuse the element.

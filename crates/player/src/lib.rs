@@ -55,11 +55,6 @@ pub const MAX_SPEED: f64 = 2.0;
 /// The pause between the end of a slide scene and the next scene, in wall-clock ms.
 pub const SCENE_BEAT_MS: f64 = 1500.0;
 
-/// The time, in ms on any steadily increasing clock (the page's `performance.now()`).
-pub trait Clock {
-    fn now_ms(&self) -> f64;
-}
-
 /// A voice. Implemented by the app over Web Speech, and by a recorder in tests. When an
 /// utterance has been spoken (or failed), the caller reports it with
 /// [`CoursePlayer::speech_ended`]; a cancelled one needs no report.

@@ -1154,18 +1154,11 @@ fn speech_outputs_are_handed_to_the_speech_port_in_order() {
             self.0.push("cancel".into());
         }
     }
-    struct FixedClock(f64);
-    impl Clock for FixedClock {
-        fn now_ms(&self) -> f64 {
-            self.0
-        }
-    }
-    let clock = FixedClock(0.0);
     let mut run = Run::new(vec![slide("s1", vec![speech("a1", THREE)])], voice());
     let mut recorder = Recorder::default();
-    let out = run.player.handle(Command::Play, clock.now_ms());
+    let out = run.player.handle(Command::Play, 0.0);
     perform_speech(&out, &mut recorder);
-    let out = run.player.handle(Command::Pause, clock.now_ms());
+    let out = run.player.handle(Command::Pause, 0.0);
     perform_speech(&out, &mut recorder);
     assert_eq!(recorder.0, ["speak Plants make food.", "cancel"]);
 }

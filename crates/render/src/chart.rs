@@ -9,6 +9,7 @@ use std::fmt::{self, Write as _};
 
 use aula_course::action::{ChartData, ChartKind};
 
+use crate::chart_scale::{extent_with_zero, value, Scale};
 use crate::push_escaped;
 
 /// Series colours when the caller gives none (or an invalid one) for a series.
@@ -18,8 +19,6 @@ pub const PALETTE: &[&str] = &[
 const DEFAULT_WIDTH: f64 = 480.0;
 const DEFAULT_HEIGHT: f64 = 300.0;
 const MAX_SIDE: f64 = 10_000.0;
-/// Values beyond this are clamped, so sums and ranges of any series stay finite.
-const VALUE_LIMIT: f64 = 1e15;
 const PAD: f64 = 8.0;
 /// Labels longer than this many characters are cut with an ellipsis.
 const MAX_LABEL_CHARS: usize = 24;
@@ -73,21 +72,6 @@ fn side(requested: f64, default: f64) -> f64 {
     } else {
         default
     }
-}
-
-/// A value fit for arithmetic: finite and bounded.
-fn value(v: f64) -> f64 {
-    if v.is_finite() {
-        v.clamp(-VALUE_LIMIT, VALUE_LIMIT)
-    } else {
-        0.0
-    }
-}
-
-fn is_hex_color(color: &str) -> bool {
-    color.strip_prefix('#').is_some_and(|hex| {
-        matches!(hex.len(), 3 | 4 | 6 | 8) && hex.bytes().all(|b| b.is_ascii_hexdigit())
-    })
 }
 
 /// A coordinate as written: finite, two decimals at most, no `-0`.
@@ -210,7 +194,8 @@ impl<'a> Canvas<'a> {
 
     fn color(&self, index: usize) -> &'a str {
         match self.colors.get(index) {
-            Some(color) if is_hex_color(color) => color,
+            // The course validator's own check: hex digits or a known name, nothing else.
+            Some(color) if aula_course::is_color(color) => color,
             _ => PALETTE[index % PALETTE.len()],
         }
     }
@@ -341,105 +326,12 @@ fn series_legend(canvas: &mut Canvas, data: &ChartData, first: usize) -> f64 {
     }
 }
 
-/// A value axis: its range and a few round ticks.
-#[derive(Debug, Clone, Copy)]
-struct Scale {
-    min: f64,
-    max: f64,
-    step: f64,
-    /// Tick labels are divided by this and given the suffix (`k`, `M`, …).
-    unit: (f64, &'static str),
-    decimals: usize,
-}
-
-impl Scale {
-    /// Round bounds covering `lo..=hi` with about `ticks` steps of 1, 2, 2.5 or 5 × 10ⁿ.
-    fn nice(lo: f64, hi: f64, ticks: usize) -> Scale {
-        let (mut lo, mut hi) = (value(lo.min(hi)), value(lo.max(hi)));
-        if hi - lo <= hi.abs().max(lo.abs()) * 1e-9 {
-            if lo == 0.0 {
-                hi = 1.0;
-            } else {
-                let pad = lo.abs() * 0.5;
-                lo -= pad;
-                hi += pad;
-            }
-        }
-        let raw = (hi - lo) / ticks.max(1) as f64;
-        let magnitude = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-            .iter()
-            .map(|m| m * magnitude)
-            .find(|s| *s >= raw * (1.0 - 1e-9))
-            .unwrap_or(10.0 * magnitude);
-        let (min, max) = ((lo / step).floor() * step, (hi / step).ceil() * step);
-        let sane = step.is_finite()
-            && step > 0.0
-            && min.is_finite()
-            && max.is_finite()
-            && max > min
-            && (max - min) / step <= 40.0;
-        if !sane {
-            return Scale::with_step(0.0, 1.0, 0.25);
-        }
-        Scale::with_step(min, max, step)
-    }
-
-    fn with_step(min: f64, max: f64, step: f64) -> Scale {
-        let largest = min.abs().max(max.abs());
-        let unit = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e4, "k")]
-            .into_iter()
-            .find(|(size, _)| largest >= *size)
-            .unwrap_or((1.0, ""));
-        let scaled = step / unit.0;
-        let decimals = (0..=6)
-            .find(|d| {
-                let shifted = scaled * 10f64.powi(*d);
-                (shifted - shifted.round()).abs() < 1e-6 * shifted.abs().max(1.0)
-            })
-            .unwrap_or(6) as usize;
-        Scale {
-            min,
-            max,
-            step,
-            unit,
-            decimals,
-        }
-    }
-
-    fn ticks(&self) -> impl Iterator<Item = f64> + '_ {
-        let count = ((self.max - self.min) / self.step).round() as usize;
-        (0..=count).map(move |k| self.min + k as f64 * self.step)
-    }
-
-    /// Where `v` sits between the axis ends, 0 to 1.
-    fn fraction(&self, v: f64) -> f64 {
-        ((value(v) - self.min) / (self.max - self.min)).clamp(0.0, 1.0)
-    }
-
-    fn label(&self, tick: f64) -> String {
-        let scaled = tick / self.unit.0;
-        let scaled = if scaled.abs() < 0.5 * 10f64.powi(-(self.decimals as i32)) {
-            0.0
-        } else {
-            scaled
-        };
-        format!("{scaled:.*}{}", self.decimals, self.unit.1)
-    }
-
-    fn widest_label(&self, font: f64) -> f64 {
-        self.ticks()
-            .map(|t| text_width(&self.label(t), font))
-            .fold(0.0, f64::max)
-    }
-}
-
-/// The range of `values` widened to include zero.
-fn extent_with_zero<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
-    values.fold((0.0, 0.0), |(lo, hi), v| {
-        let v = value(*v);
-        (lo.min(v), hi.max(v))
-    })
+/// The width of the widest tick label of `scale`.
+fn widest_label(scale: &Scale, font: f64) -> f64 {
+    scale
+        .ticks()
+        .map(|t| text_width(&scale.label(t), font))
+        .fold(0.0, f64::max)
 }
 
 /// The range of `values`, or `None` when there are none.
@@ -554,7 +446,7 @@ fn bars(canvas: &mut Canvas, data: &ChartData, horizontal: bool) {
             .fold(0.0, f64::max);
         widest.min(canvas.width * 0.3)
     } else {
-        scale.widest_label(canvas.font)
+        widest_label(&scale, canvas.font)
     };
     let plot = plot_area(canvas, top, left);
     value_axis(canvas, &scale, plot, horizontal);
@@ -607,7 +499,7 @@ fn lines(canvas: &mut Canvas, data: &ChartData, filled: bool) {
     let top = series_legend(canvas, data, 0);
     let (lo, hi) = extent_with_zero(data.series.iter().flatten());
     let scale = Scale::nice(lo, hi, tick_target(canvas.height - top));
-    let plot = plot_area(canvas, top, scale.widest_label(canvas.font));
+    let plot = plot_area(canvas, top, widest_label(&scale, canvas.font));
     value_axis(canvas, &scale, plot, false);
     category_axis(canvas, data, plot, count, false);
     if count == 0 {
@@ -680,7 +572,7 @@ fn scatter(canvas: &mut Canvas, data: &ChartData) {
     let (y_lo, y_hi) =
         extent(sets.iter().flat_map(|set| &set[..shown(set)])).map_or((0.0, 1.0), padded);
     let y_scale = Scale::nice(y_lo, y_hi, tick_target(canvas.height - top));
-    let plot = plot_area(canvas, top, y_scale.widest_label(canvas.font));
+    let plot = plot_area(canvas, top, widest_label(&y_scale, canvas.font));
     let x_scale = Scale::nice(x_lo, x_hi, tick_target(plot.w));
     value_axis(canvas, &y_scale, plot, false);
     value_axis(canvas, &x_scale, plot, true);
@@ -978,7 +870,7 @@ mod tests {
                 .filter_map(|a| element.attribute(a))
             {
                 assert!(
-                    color == "none" || color == "currentColor" || is_hex_color(color),
+                    color == "none" || color == "currentColor" || aula_course::is_color(color),
                     "colour {color:?} in:\n{svg}"
                 );
             }
@@ -1204,24 +1096,16 @@ mod tests {
     }
 
     #[test]
-    fn nice_scale_picks_round_ticks_that_include_zero() {
-        let scale = Scale::nice(-5.0, 10.0, 5);
-        let ticks: Vec<String> = scale.ticks().map(|t| scale.label(t)).collect();
-        assert_eq!(ticks, ["-5", "0", "5", "10"]);
-
-        let big = Scale::nice(0.0, 2_500_000.0, 5);
-        assert_eq!(big.label(big.max), "2.5M");
-        let small = Scale::nice(0.0, 0.3, 3);
-        assert_eq!(small.label(small.step), "0.1");
-    }
-
-    #[test]
-    fn hex_colour_check_accepts_only_hex() {
-        for good in ["#fff", "#FFFA", "#12ab9f", "#12ab9f80"] {
-            assert!(is_hex_color(good), "{good}");
-        }
-        for bad in ["fff", "#ffff0", "#ggg", "red", "#fff\" onload=\"x", ""] {
-            assert!(!is_hex_color(bad), "{bad}");
+    fn a_chart_uses_the_colours_a_course_may_use_and_the_palette_for_any_other() {
+        let canvas_colors: Vec<String> =
+            ["#12ab9f", "red", "#fff\" onload=\"x", "#FFFA", "url(#x)"]
+                .map(String::from)
+                .to_vec();
+        let canvas = Canvas::new(100.0, 100.0, &canvas_colors);
+        assert_eq!(canvas.color(0), "#12ab9f");
+        assert_eq!(canvas.color(1), "red");
+        for i in 2..5 {
+            assert_eq!(canvas.color(i), PALETTE[i % PALETTE.len()], "colour {i}");
         }
     }
 }

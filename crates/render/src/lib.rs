@@ -17,35 +17,16 @@ mod markup_check;
 #[cfg(test)]
 mod safety_tests;
 
+pub mod chart_scale;
 pub use chart::{chart_svg, PALETTE as CHART_PALETTE};
 pub use code::highlight_code;
 pub use latex::{approx_width_em, latex_to_mathml, LatexError};
 pub use markdown::markdown_to_html;
 
-/// Escapes text for an HTML (or XML) text node or a quoted attribute value:
-/// `&`, `<`, `>`, `"` and `'`.
-pub fn escape_html(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
-    push_escaped(&mut out, text);
-    out
-}
-
-/// [`escape_html`] appending to `out`, so builders avoid a temporary string per piece of text.
-pub(crate) fn push_escaped(out: &mut String, text: &str) {
-    let mut rest = text;
-    while let Some(at) = rest.find(['&', '<', '>', '"', '\'']) {
-        out.push_str(&rest[..at]);
-        out.push_str(match rest.as_bytes()[at] {
-            b'&' => "&amp;",
-            b'<' => "&lt;",
-            b'>' => "&gt;",
-            b'"' => "&quot;",
-            _ => "&#39;",
-        });
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
-}
+/// Escapes text for an HTML (or XML) text node or a quoted attribute value (one escaper for
+/// every layer: `aula_text::markup`).
+pub use aula_text::markup::escape as escape_html;
+pub(crate) use aula_text::markup::push_escaped;
 
 #[cfg(test)]
 mod tests {

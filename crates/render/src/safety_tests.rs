@@ -69,7 +69,9 @@ proptest! {
             assert_safe_markup(line);
             let parsed = parse_markup(line).map_err(TestCaseError::fail)?;
             prop_assert!(parsed.elements.iter().all(|e| e.name == "span"), "{}", line);
-            prop_assert_eq!(parsed.text, source);
+            // Characters no markup can hold (most control characters) are dropped.
+            let kept: String = source.chars().filter(|c| aula_text::markup::is_xml_char(*c)).collect();
+            prop_assert_eq!(parsed.text, kept);
         }
     }
 

@@ -1,6 +1,9 @@
 //! Facts about written text that every layer shares, defined once: the reading-time estimate,
 //! the token counts, speech joining, LaTeX text runs and the document search all ask the same
-//! question the same way. Depends on nothing.
+//! question the same way; text in markup is escaped and decoded one way ([`markup`]). Depends
+//! on nothing.
+
+pub mod markup;
 
 /// A character of Chinese, Japanese or Korean writing, punctuation included: Hangul jamo, CJK
 /// punctuation, kana, bopomofo and the CJK blocks up to the unified ideographs, Hangul

@@ -263,46 +263,10 @@ fn tokens(html: &str) -> Vec<Token> {
     out
 }
 
+/// An OpenMAIC text's references decoded; its editor writes `&nbsp;` for plain spaces, so a
+/// no-break space becomes one.
 fn decode_entities(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(amp) = rest.find('&') {
-        out.push_str(&rest[..amp]);
-        rest = &rest[amp..];
-        let end = rest[..rest.len().min(12)].find(';');
-        let decoded = end.and_then(|end| {
-            let name = &rest[1..end];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" | "#39" => Some('\''),
-                "nbsp" => Some(' '),
-                _ => {
-                    let number = name.strip_prefix('#')?;
-                    let code = match number.strip_prefix(['x', 'X']) {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok()?,
-                        None => number.parse().ok()?,
-                    };
-                    char::from_u32(code)
-                }
-            };
-            c.map(|c| (c, end))
-        });
-        match decoded {
-            Some((c, end)) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
+    aula_text::markup::decode_entities(text).replace('\u{a0}', " ")
 }
 
 /// A `data:<mime>;base64,<data>` URL's media type and bytes.
@@ -462,6 +426,16 @@ mod tests {
             "**Photosynthesis** makes *sugar* & O2\n\n- light\n- water\n\n## Next"
         );
         assert_eq!(style_value(html, "font-size"), Some("24px"));
+    }
+
+    #[test]
+    fn references_are_decoded_a_no_break_space_is_a_space_and_a_long_ampersand_run_is_text() {
+        assert_eq!(
+            html_to_plain("<p>a&nbsp;b &#x4E2D; &lt;c&gt;</p>"),
+            "a b 中 <c>"
+        );
+        // A multi-byte character twelve bytes after an `&` once cut a string inside it.
+        assert_eq!(html_to_plain("<p>&abcdefghij中文</p>"), "&abcdefghij中文");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 use aula_course::action::{ChartData, ChartKind};
 use aula_course::scene::ChartElement;
+use aula_render::chart_scale::{extent_with_zero as extent, value, Scale};
 use aula_render::CHART_PALETTE;
 
 use super::text::width_em;
@@ -19,17 +20,7 @@ const LABEL: Color = Color::rgb(0x47, 0x55, 0x69);
 const GRID: Color = Color::rgb(0xe2, 0xe8, 0xf0);
 const AXIS: Color = Color::rgb(0x94, 0xa3, 0xb8);
 const PAD: f64 = 6.0;
-/// Values beyond this are clamped, so sums and ranges stay finite.
-const VALUE_LIMIT: f64 = 1e15;
 const MAX_LABEL_CHARS: usize = 24;
-
-fn value(v: f64) -> f64 {
-    if v.is_finite() {
-        v.clamp(-VALUE_LIMIT, VALUE_LIMIT)
-    } else {
-        0.0
-    }
-}
 
 fn short(label: &str) -> String {
     let label = label.trim();
@@ -218,79 +209,6 @@ impl Painter {
     }
 }
 
-/// A value axis: round bounds and a few round ticks.
-#[derive(Debug, Clone, Copy)]
-struct Scale {
-    min: f64,
-    max: f64,
-    step: f64,
-}
-
-impl Scale {
-    fn nice(lo: f64, hi: f64) -> Scale {
-        let (mut lo, mut hi) = (value(lo.min(hi)), value(lo.max(hi)));
-        if hi - lo <= hi.abs().max(lo.abs()) * 1e-9 {
-            if lo == 0.0 {
-                hi = 1.0;
-            } else {
-                let pad = lo.abs() * 0.5;
-                lo -= pad;
-                hi += pad;
-            }
-        }
-        let raw = (hi - lo) / 4.0;
-        let magnitude = 10f64.powf(raw.log10().floor());
-        let step = [1.0, 2.0, 2.5, 5.0, 10.0]
-            .iter()
-            .map(|m| m * magnitude)
-            .find(|s| *s >= raw * (1.0 - 1e-9))
-            .unwrap_or(10.0 * magnitude);
-        let (min, max) = ((lo / step).floor() * step, (hi / step).ceil() * step);
-        if step.is_finite() && step > 0.0 && max > min && (max - min) / step <= 40.0 {
-            Scale { min, max, step }
-        } else {
-            Scale {
-                min: 0.0,
-                max: 1.0,
-                step: 0.25,
-            }
-        }
-    }
-
-    fn ticks(&self) -> Vec<f64> {
-        let count = ((self.max - self.min) / self.step).round() as usize;
-        (0..=count.min(40))
-            .map(|k| self.min + k as f64 * self.step)
-            .collect()
-    }
-
-    fn fraction(&self, v: f64) -> f64 {
-        ((value(v) - self.min) / (self.max - self.min)).clamp(0.0, 1.0)
-    }
-
-    fn label(&self, tick: f64) -> String {
-        let largest = self.min.abs().max(self.max.abs());
-        let (unit, suffix) = [(1e12, "T"), (1e9, "B"), (1e6, "M"), (1e4, "k")]
-            .into_iter()
-            .find(|(size, _)| largest >= *size)
-            .unwrap_or((1.0, ""));
-        let step = self.step / unit;
-        let decimals = (0..=6)
-            .find(|d| {
-                let shifted = step * 10f64.powi(*d);
-                (shifted - shifted.round()).abs() < 1e-6 * shifted.abs().max(1.0)
-            })
-            .unwrap_or(6) as usize;
-        let scaled = tick / unit;
-        let scaled = if scaled.abs() < 0.5 * 10f64.powi(-(decimals as i32)) {
-            0.0
-        } else {
-            scaled
-        };
-        format!("{scaled:.decimals$}{suffix}")
-    }
-}
-
 fn series_legend(p: &Painter, data: &ChartData, skip: usize) -> Vec<(String, Color)> {
     let named = data.legends.iter().skip(skip).any(|l| !l.trim().is_empty());
     if !named && data.series.len() <= 1 + skip {
@@ -307,13 +225,6 @@ fn series_legend(p: &Painter, data: &ChartData, skip: usize) -> Vec<(String, Col
             (name, p.color(i - skip))
         })
         .collect()
-}
-
-fn extent<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
-    values.fold((0.0, 0.0), |(lo, hi), v| {
-        let v = value(*v);
-        (lo.min(v), hi.max(v))
-    })
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -365,11 +276,10 @@ fn axis_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData, pl
     let legend = series_legend(p, data, 0);
     let legend_height = p.legend(frame, &legend);
     let (lo, hi) = extent(data.series.iter().flatten());
-    let scale = Scale::nice(lo, hi);
+    let scale = Scale::nice(lo, hi, 4);
     let label_width = scale
         .ticks()
-        .iter()
-        .map(|t| p.text_width(&scale.label(*t)))
+        .map(|t| p.text_width(&scale.label(t)))
         .fold(0.0, f64::max);
     let left = frame.0 + PAD + label_width + 6.0;
     let top = frame.1 + PAD + legend_height + p.font * 0.6;
@@ -433,7 +343,7 @@ fn bar_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData) {
     let legend = series_legend(p, data, 0);
     let legend_height = p.legend(frame, &legend);
     let (lo, hi) = extent(data.series.iter().flatten());
-    let scale = Scale::nice(lo, hi);
+    let scale = Scale::nice(lo, hi, 4);
     let label_width = data
         .labels
         .iter()
@@ -493,16 +403,15 @@ fn scatter_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData)
         (lo.min(value(*v)), hi.max(value(*v)))
     });
     let x_scale = if xs.is_empty() {
-        Scale::nice(0.0, 1.0)
+        Scale::nice(0.0, 1.0, 4)
     } else {
-        Scale::nice(x_lo, x_hi)
+        Scale::nice(x_lo, x_hi, 4)
     };
     let (y_lo, y_hi) = extent(data.series.iter().skip(1).flatten());
-    let y_scale = Scale::nice(y_lo, y_hi);
+    let y_scale = Scale::nice(y_lo, y_hi, 4);
     let label_width = y_scale
         .ticks()
-        .iter()
-        .map(|t| p.text_width(&y_scale.label(*t)))
+        .map(|t| p.text_width(&y_scale.label(t)))
         .fold(0.0, f64::max);
     let left = frame.0 + PAD + label_width + 6.0;
     let top = frame.1 + PAD + legend_height + p.font * 0.6;
@@ -631,7 +540,7 @@ fn radar_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData) {
     let center = (frame.0 + frame.2 / 2.0, top + height / 2.0);
     let radius = ((frame.2 - 2.0 * PAD).min(height) / 2.0 - p.font * 2.0).max(4.0);
     let (_, hi) = extent(data.series.iter().flatten());
-    let scale = Scale::nice(0.0, hi);
+    let scale = Scale::nice(0.0, hi, 4);
     let angle = |i: usize| i as f64 / spokes as f64 * std::f64::consts::TAU;
     let at = |i: usize, r: f64| (center.0 + r * angle(i).sin(), center.1 - r * angle(i).cos());
     let grid = Outline {
@@ -639,7 +548,7 @@ fn radar_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData) {
         width_emu: 9_525,
         dashed: false,
     };
-    for tick in scale.ticks().into_iter().skip(1) {
+    for tick in scale.ticks().skip(1) {
         let r = radius * scale.fraction(tick);
         let ring: Vec<(f64, f64)> = (0..spokes).map(|i| at(i, r)).collect();
         p.path(&ring, true, None, Some(grid));

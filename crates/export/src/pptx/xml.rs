@@ -1,34 +1,8 @@
-//! XML text and attribute escaping. Course text comes from people and LLMs, so anything may be in
-//! it: markup characters are escaped, and characters XML 1.0 cannot hold at all (most control
-//! characters, U+FFFE, U+FFFF) are dropped rather than making the whole file unreadable.
+//! XML text and attribute escaping for the PowerPoint parts: `aula_text::markup`'s escaper in
+//! its attribute form everywhere (tabs and line breaks as references), so the same helper is
+//! right in element content and in attribute values.
 
-/// Whether XML 1.0 allows `c` in a document.
-pub(crate) fn is_xml_char(c: char) -> bool {
-    matches!(c,
-        '\u{9}' | '\u{A}' | '\u{D}'
-        | '\u{20}'..='\u{D7FF}'
-        | '\u{E000}'..='\u{FFFD}'
-        | '\u{10000}'..='\u{10FFFF}')
-}
-
-/// Appends `text` escaped for element content and for attribute values in double or single
-/// quotes. Tabs and line breaks in attributes are written as references so a reader keeps them.
-pub(crate) fn push_escaped(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' => out.push_str("&#9;"),
-            '\n' => out.push_str("&#10;"),
-            '\r' => out.push_str("&#13;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => {}
-        }
-    }
-}
+pub(crate) use aula_text::markup::push_escaped_attribute as push_escaped;
 
 pub(crate) fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -44,7 +18,7 @@ mod tests {
     fn markup_characters_and_quotes_are_escaped() {
         assert_eq!(
             escape(r#"<b a="1" b='2'>&amp;</b>"#),
-            "&lt;b a=&quot;1&quot; b=&apos;2&apos;&gt;&amp;amp;&lt;/b&gt;"
+            "&lt;b a=&quot;1&quot; b=&#39;2&#39;&gt;&amp;amp;&lt;/b&gt;"
         );
     }
 
