@@ -1,7 +1,7 @@
 //! `cargo xtask size`: what a learner downloads, gzip-compressed, against the budget.
 //!
 //! Three budgets, each a hard ceiling on the release build in `dist/`: the page (the wasm, js
-//! and css `index.html` loads) at most 640 KB, the AI worker 358 KB and the files worker
+//! and css `index.html` loads) at most 640 KB, the AI worker 360 KB and the files worker
 //! 360 KB, both loaded on first use (KB = 1,024 bytes). `cargo xtask test` runs this check
 //! after the release build. Why each budget stands where it does, and what each step up bought
 //! (the page was 500 KB until the live classroom, 540 until course generation, 600 until
@@ -67,8 +67,11 @@ pub const BUDGET_BYTES: u64 = 640 * 1024;
 /// the sixth run showed (351.7 → 356.9 KB measured, +5.2 KB): code completes what a small model
 /// leaves short after it was asked again (a slide's narration from the slide's own texts, a
 /// quiz's repeated options left out), a speaker label is not spoken, and the agents' and
-/// grader's prompts carry the course's language in their examples and last line.
-pub const WORKER_BUDGET_BYTES: u64 = 358 * 1024;
+/// grader's prompts carry the course's language in their examples and last line. 358 → 360 KB
+/// for what the seventh run showed (357.0 → 358.6 KB measured, +1.6 KB after replacing a
+/// standard sort with an insertion sort saved 0.5): a slide's text boxes fitted to their text by
+/// code (grown, moved apart, fonts shrunk to stay on the canvas).
+pub const WORKER_BUDGET_BYTES: u64 = 360 * 1024;
 
 /// The files worker (`crates/files`), started only when the learner exports or imports a course:
 /// zip and deflate, the bundle's checksums, SCORM packages and the offline page, PowerPoint decks

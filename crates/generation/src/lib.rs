@@ -287,6 +287,7 @@ pub mod document;
 pub mod edit;
 pub mod fit;
 pub mod job;
+pub mod layout;
 pub mod outline;
 pub mod repair;
 pub mod run;

@@ -543,6 +543,7 @@ fn content_from_value(
             if let Some(Value::Array(elements)) = fields.get_mut("elements") {
                 name_elements(elements, &mut notes);
                 keep_images_offline(elements, &mut notes);
+                notes.extend(crate::layout::fit_text_boxes(elements));
             }
         }
         SceneKind::Quiz => {
@@ -870,7 +871,13 @@ pub fn actions_request(
         .iter()
         .find(|a| a.role == AgentRole::Teacher)
     {
-        let _ = writeln!(out, "\nThe teacher: {} — {}", teacher.name, teacher.persona);
+        // Not as a "name — description" line: run 7's small model spoke that line as the
+        // teacher's first words in three scripts of four.
+        let _ = writeln!(
+            out,
+            "\nThe teacher is {}. How they teach, for you to follow and never to say: {}",
+            teacher.name, teacher.persona
+        );
     }
     let _ = writeln!(out, "\nWhat the learner sees:");
     match content {
@@ -1566,6 +1573,49 @@ mod tests {
         outline
     }
 
+    /// The words of a script's speech actions, in order.
+    fn spoken(actions: &[Action]) -> Vec<&str> {
+        actions
+            .iter()
+            .filter_map(|a| match a {
+                Action::Speech(s) => Some(s.text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// A request and an outline of `kinds`, from which a scene's context is made.
+    struct Setup {
+        req: CourseRequest,
+        outline: Outline,
+    }
+
+    impl Setup {
+        fn new(kinds: &[SceneKind]) -> Setup {
+            Setup {
+                req: request(),
+                outline: outline(kinds),
+            }
+        }
+
+        /// In `language`, its cast speaking it.
+        fn in_language(kinds: &[SceneKind], language: &str) -> Setup {
+            let mut setup = Setup::new(kinds);
+            setup.req.language = language.into();
+            aula_course::speak_course_language(&mut setup.req.agents, language);
+            setup
+        }
+
+        fn ctx(&self, scene: usize) -> SceneContext<'_> {
+            SceneContext {
+                request: &self.req,
+                outline: &self.outline,
+                scene: &self.outline.scenes[scene],
+                target: Target::default(),
+            }
+        }
+    }
+
     fn slide() -> SceneContent {
         serde_json::from_value(json!({"type": "slide", "elements": [
             {"type": "text", "id": "title", "left": 40, "top": 20, "width": 900, "height": 60, "markdown": "Tides"}
@@ -1666,6 +1716,19 @@ mod tests {
     }
 
     #[test]
+    fn the_script_prompt_gives_the_teachers_manner_as_guidance_not_as_a_line_to_copy() {
+        let setup = Setup::new(&[SceneKind::Slide]);
+        let (req, ctx) = (&setup.req, setup.ctx(0));
+        let teacher = &req.agents[0];
+        let (chat, _) = actions_request(&ctx, &slide()).unwrap();
+        assert!(chat.system.contains(&format!(
+            "The teacher is {}. How they teach, for you to follow and never to say: {}",
+            teacher.name, teacher.persona
+        )));
+        assert!(!chat.system.contains(&format!("{} — ", teacher.name)));
+    }
+
+    #[test]
     fn an_enforcing_servers_quiz_is_two_choice_questions_then_a_short_answer() {
         let schema = enforced_quiz_schema();
         let questions = &schema["properties"]["questions"];
@@ -1718,14 +1781,8 @@ mod tests {
 
     #[test]
     fn an_interactive_page_is_cut_out_of_fences_and_prose() {
-        let req = request();
-        let outline = outline(&[SceneKind::Slide, SceneKind::Interactive]);
-        let ctx = SceneContext {
-            request: &req,
-            outline: &outline,
-            scene: &outline.scenes[1],
-            target: Target::default(),
-        };
+        let setup = Setup::new(&[SceneKind::Slide, SceneKind::Interactive]);
+        let ctx = setup.ctx(1);
         let reply = "Here it is:\n```html\n<!DOCTYPE html><html><body><input id=\"moon-slider\" type=\"range\"></body></html>\n```";
         let read = parse_content(reply, &ctx).unwrap();
         let SceneContent::Interactive(page) = read.value.value else {
@@ -1804,14 +1861,8 @@ mod tests {
         ] {
             assert_eq!(without_web_images(kept), (kept.to_string(), 0));
         }
-        let req = request();
-        let outline = outline(&[SceneKind::Slide]);
-        let ctx = SceneContext {
-            request: &req,
-            outline: &outline,
-            scene: &outline.scenes[0],
-            target: Target::default(),
-        };
+        let setup = Setup::new(&[SceneKind::Slide]);
+        let ctx = setup.ctx(0);
         let reply = json!({"elements": [
             {"type": "text", "id": "body", "left": 40, "top": 20, "width": 900, "height": 300,
              "markdown": "The sea rises. ![tide chart](https://example.com/tides.png)"}
@@ -1841,14 +1892,8 @@ mod tests {
 
     #[test]
     fn a_quiz_that_offers_the_same_option_twice_goes_back_and_naming_it() {
-        let req = request();
-        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
-        let ctx = SceneContext {
-            request: &req,
-            outline: &outline,
-            scene: &outline.scenes[1],
-            target: Target::default(),
-        };
+        let setup = Setup::new(&[SceneKind::Slide, SceneKind::Quiz]);
+        let ctx = setup.ctx(1);
         let quiz = |options: [&str; 3]| {
             json!([
                 {"type": "single", "id": "q1", "question": "What pulls the sea?",
@@ -1873,14 +1918,8 @@ mod tests {
 
     #[test]
     fn a_quiz_kept_with_repeated_options_is_mended_by_code() {
-        let req = request();
-        let outline = outline(&[SceneKind::Slide, SceneKind::Quiz]);
-        let ctx = SceneContext {
-            request: &req,
-            outline: &outline,
-            scene: &outline.scenes[1],
-            target: Target::default(),
-        };
+        let setup = Setup::new(&[SceneKind::Slide, SceneKind::Quiz]);
+        let ctx = setup.ctx(1);
         let reply = json!([
             {"type": "single", "id": "q1", "question": "What pulls the sea?",
              "options": [{"id": "a", "text": "The sun"}, {"id": "b", "text": "The moon"}, {"id": "c", "text": "the moon "}],
@@ -1934,17 +1973,9 @@ mod tests {
     #[test]
     fn a_line_that_starts_with_its_speakers_name_as_a_label_is_said_without_it() {
         for language in ["en", "zh-CN"] {
-            let mut req = request();
-            req.language = language.into();
-            aula_course::speak_course_language(&mut req.agents, language);
-            let name = req.agents[0].name.clone();
-            let outline = outline(&[SceneKind::Slide]);
-            let ctx = SceneContext {
-                request: &req,
-                outline: &outline,
-                scene: &outline.scenes[0],
-                target: Target::default(),
-            };
+            let setup = Setup::in_language(&[SceneKind::Slide], language);
+            let name = setup.req.agents[0].name.clone();
+            let ctx = setup.ctx(0);
             let lines = [
                 format!("{name}: Welcome to the class on tides."),
                 format!("{name}：今天我们来看潮汐。"),
@@ -1955,15 +1986,7 @@ mod tests {
                 .map(|l| json!({"type": "text", "content": l}))
                 .collect();
             let read = parse_actions(&Value::Array(items).to_string(), &ctx, &slide()).unwrap();
-            let said: Vec<&str> = read
-                .value
-                .value
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Speech(s) => Some(s.text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let said = spoken(&read.value.value);
             assert_eq!(
                 said,
                 [
@@ -1983,15 +2006,8 @@ mod tests {
     #[test]
     fn a_thin_script_is_completed_with_the_slide_texts_it_does_not_speak_about() {
         for language in ["en", "zh-CN"] {
-            let mut req = request();
-            req.language = language.into();
-            let outline = outline(&[SceneKind::Slide]);
-            let ctx = SceneContext {
-                request: &req,
-                outline: &outline,
-                scene: &outline.scenes[0],
-                target: Target::default(),
-            };
+            let setup = Setup::in_language(&[SceneKind::Slide], language);
+            let ctx = setup.ctx(0);
             let (title, point, other, opening) = if language == "en" {
                 (
                     "# Tides",
@@ -2066,17 +2082,9 @@ mod tests {
     #[test]
     fn a_line_that_reads_out_a_persona_is_dropped_and_a_line_about_the_slide_is_kept() {
         for language in ["en", "zh-CN"] {
-            let mut req = request();
-            req.language = language.into();
-            aula_course::speak_course_language(&mut req.agents, language);
-            let teacher = req.agents[0].clone();
-            let outline = outline(&[SceneKind::Slide]);
-            let ctx = SceneContext {
-                request: &req,
-                outline: &outline,
-                scene: &outline.scenes[0],
-                target: Target::default(),
-            };
+            let setup = Setup::in_language(&[SceneKind::Slide], language);
+            let teacher = setup.req.agents[0].clone();
+            let ctx = setup.ctx(0);
             let lesson = if language == "en" {
                 "The moon pulls the sea toward it, so the water rises on the side facing it, \
                  and one step at a time we will see why there are two tides a day."
@@ -2091,15 +2099,7 @@ mod tests {
                 parse_actions(&Value::Array(items).to_string(), &ctx, &slide())
             };
             let read = script(&[&teacher.persona, lesson]).unwrap();
-            let said: Vec<&str> = read
-                .value
-                .value
-                .iter()
-                .filter_map(|a| match a {
-                    Action::Speech(s) => Some(s.text.as_str()),
-                    _ => None,
-                })
-                .collect();
+            let said = spoken(&read.value.value);
             assert_eq!(said, [lesson], "{language}");
             assert!(
                 read.notes
@@ -2126,14 +2126,8 @@ mod tests {
 
     #[test]
     fn a_script_without_words_is_refused_and_long_speech_is_split() {
-        let req = request();
-        let outline = outline(&[SceneKind::Slide]);
-        let ctx = SceneContext {
-            request: &req,
-            outline: &outline,
-            scene: &outline.scenes[0],
-            target: Target::default(),
-        };
+        let setup = Setup::new(&[SceneKind::Slide]);
+        let ctx = setup.ctx(0);
         let err = parse_actions(
             "[{\"type\":\"action\",\"name\":\"spotlight\",\"params\":{\"element_id\":\"title\"}}]",
             &ctx,
