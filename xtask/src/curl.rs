@@ -237,7 +237,7 @@ impl Stream for Body {
 }
 
 impl Transport for CurlTransport {
-    fn post(&self, request: HttpRequest) -> PendingResponse {
+    fn send(&self, request: HttpRequest) -> PendingResponse {
         let shared: Shared = Rc::new(RefCell::new(None));
         let abort = Box::new(Kill(shared.clone()));
         let response = match start(&request) {

@@ -124,12 +124,12 @@ impl Model {
 }
 
 impl Transport for Model {
-    fn post(&self, request: HttpRequest) -> PendingResponse {
+    fn send(&self, request: HttpRequest) -> PendingResponse {
         let body: Value = serde_json::from_slice(&request.body).unwrap();
         let n = self.requests.borrow().len();
         self.requests.borrow_mut().push(body.clone());
         let answer = (self.route)(&body, n).unwrap_or_else(|| ok(&fixture_reply(&body)));
-        ScriptedTransport::answering(Vec::new(), answer).post(request)
+        ScriptedTransport::answering(Vec::new(), answer).send(request)
     }
 }
 

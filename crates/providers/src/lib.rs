@@ -287,7 +287,7 @@ pub fn stream_chat<F: FnMut(StreamEvent)>(
     request: &ChatRequest,
     on_event: F,
 ) -> (Box<dyn AbortHandle>, impl Future<Output = ()>) {
-    let PendingResponse { response, abort } = transport.post(http_request(&endpoint, request));
+    let PendingResponse { response, abort } = transport.send(http_request(&endpoint, request));
     let wants_json = request.json_schema.is_some();
     let drive = async move {
         let mut on_event = on_event;

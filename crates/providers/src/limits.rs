@@ -182,7 +182,7 @@ pub async fn probe_limits(transport: &dyn Transport, endpoint: &Endpoint) -> Ser
     let Some((probe, request)) = limits_request(endpoint) else {
         return ServerLimits::default();
     };
-    let Ok(mut response) = transport.post(request).response.await else {
+    let Ok(mut response) = transport.send(request).response.await else {
         return ServerLimits::default();
     };
     if !(200..300).contains(&response.status) {

@@ -68,7 +68,7 @@ pub async fn list_models(
     let Some(request) = models_request(endpoint) else {
         return Ok(None);
     };
-    let pending = transport.post(request);
+    let pending = transport.send(request);
     let mut response = pending
         .response
         .await

@@ -191,7 +191,7 @@ where
                     provider: endpoint.provider_name(),
                 }));
             }
-            let PendingResponse { response, abort } = transport.post(http.clone());
+            let PendingResponse { response, abort } = transport.send(http.clone());
             *shared.current.borrow_mut() = Some(abort);
             let mut shown = false;
             let mut forward = |event: StreamEvent| {

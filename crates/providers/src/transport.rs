@@ -149,9 +149,9 @@ pub struct PendingResponse {
 }
 
 pub trait Transport {
-    /// Starts `request` at once, with its own method (GET or POST; the name is historical); the
-    /// response arrives through the returned future.
-    fn post(&self, request: HttpRequest) -> PendingResponse;
+    /// Starts `request` at once, with its own method (GET or POST); the response arrives
+    /// through the returned future.
+    fn send(&self, request: HttpRequest) -> PendingResponse;
 }
 
 /// A transport that plays back canned answers, for tests of everything above the network.
@@ -283,7 +283,7 @@ pub mod memory {
     }
 
     impl Transport for ScriptedTransport {
-        fn post(&self, request: HttpRequest) -> PendingResponse {
+        fn send(&self, request: HttpRequest) -> PendingResponse {
             self.requests.borrow_mut().push(request);
             self.aborted.set(false);
             let answer = self.next_answer();

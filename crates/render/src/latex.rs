@@ -809,6 +809,18 @@ impl Kind {
     }
 }
 
+/// The character a LaTeX command names, for the commands that are one symbol (letters,
+/// operators, relations, arrows, delimiters, large operators and integrals), e.g. `alpha` → α,
+/// `leq` → ≤. The one symbol table, which the PowerPoint writer's linear form also reads.
+pub fn latex_symbol(name: &str) -> Option<char> {
+    let (c, kind) = symbol(name)?;
+    matches!(
+        kind,
+        Kind::Mi | Kind::Up | Kind::Mo | Kind::Fence | Kind::LargeOp | Kind::Int
+    )
+    .then_some(c)
+}
+
 /// The entry for a command name in [`COMMANDS`].
 fn symbol(name: &str) -> Option<(char, Kind)> {
     let table = &COMMANDS[1..];

@@ -20,7 +20,7 @@ mod safety_tests;
 pub mod chart_scale;
 pub use chart::{chart_svg, PALETTE as CHART_PALETTE};
 pub use code::highlight_code;
-pub use latex::{approx_width_em, latex_to_mathml, LatexError};
+pub use latex::{approx_width_em, latex_symbol, latex_to_mathml, LatexError};
 pub use markdown::markdown_to_html;
 
 /// Escapes text for an HTML (or XML) text node or a quoted attribute value (one escaper for

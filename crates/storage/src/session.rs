@@ -19,7 +19,9 @@
 //! The app's classroom keeps two other records in the same collection: `talk:<course id>`, the
 //! id of the course's current conversation as a JSON string (so opening a classroom reads one
 //! pointer, not every session's header), and `resume:<course id>`, where the lecture stopped.
-//! Neither parses as a header, so [`sessions_of_course`] passes them by.
+//! Neither parses as a header, so [`sessions_of_course`] passes them by. Every key format of the
+//! collection is defined here: [`new_session_id`], [`event_key`], [`current_conversation_key`]
+//! and [`resume_key`].
 //!
 //! A record that does not parse (damaged, or written by a newer Aula with an event kind this one
 //! does not know) is skipped and reported by [`SessionLog::read`], and never deleted.
@@ -346,6 +348,22 @@ impl SessionHeader {
 /// Whether `id` can name a session: non-empty, without `/`.
 pub fn is_valid_session_id(id: &str) -> bool {
     !id.is_empty() && !id.contains('/')
+}
+
+/// A new session's id, from its course's id and its start time: a valid session id, since a
+/// `/` in the course's id becomes `_`.
+pub fn new_session_id(course_id: &str, started_ms: u64) -> String {
+    format!("{}~{started_ms}", course_id.replace('/', "_"))
+}
+
+/// The record naming a course's current conversation: its session id as a JSON string.
+pub fn current_conversation_key(course_id: &str) -> String {
+    format!("talk:{course_id}")
+}
+
+/// The record of where a course's lecture stopped.
+pub fn resume_key(course_id: &str) -> String {
+    format!("resume:{course_id}")
 }
 
 /// The key of event `seq` of session `session_id`.
@@ -964,6 +982,27 @@ mod tests {
             let at = 5000 + log.next_seq();
             log.append(at, event).await.unwrap();
         }
+    }
+
+    #[test]
+    fn the_collections_key_formats_are_defined_here_and_never_meet() {
+        let id = new_session_id("shared/course", 17);
+        assert_eq!(id, "shared_course~17");
+        assert!(is_valid_session_id(&id));
+        let keys = [
+            id.clone(),
+            event_key(&id, 1),
+            current_conversation_key("shared/course"),
+            resume_key("shared/course"),
+        ];
+        for (i, a) in keys.iter().enumerate() {
+            for b in &keys[i + 1..] {
+                assert_ne!(a, b);
+            }
+        }
+        assert!(event_key(&id, 1).starts_with(&events_prefix(&id)));
+        assert_eq!(current_conversation_key("c1"), "talk:c1");
+        assert_eq!(resume_key("c1"), "resume:c1");
     }
 
     async fn session_keys(store: &MemoryStore, prefix: &str) -> Vec<String> {

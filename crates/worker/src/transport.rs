@@ -129,7 +129,7 @@ async fn start(request: HttpRequest, signal: AbortSignal) -> Result<HttpResponse
 }
 
 impl Transport for FetchTransport {
-    fn post(&self, request: HttpRequest) -> PendingResponse {
+    fn send(&self, request: HttpRequest) -> PendingResponse {
         let Ok(controller) = AbortController::new() else {
             let failed: Pin<Box<dyn Future<Output = _>>> = Box::pin(std::future::ready(Err(
                 TransportError::Network("this browser cannot make cancellable requests".into()),

@@ -6,7 +6,8 @@
 
 use aula_director::wire::RoundUpdate;
 use aula_storage::session::{
-    fold, LoggedEvent, SessionEvent, SessionHeader, SessionLog, SessionView, NEXT_END,
+    current_conversation_key, fold, new_session_id, LoggedEvent, SessionEvent, SessionHeader,
+    SessionLog, SessionView, NEXT_END,
 };
 use aula_storage::{get_json, put_json, Collection, Store};
 use futures_channel::mpsc::{unbounded, UnboundedReceiver, UnboundedSender};
@@ -72,16 +73,6 @@ fn wall_ms() -> u64 {
     js_sys::Date::now() as u64
 }
 
-/// The record naming a course's current conversation (a JSON string: listing sessions skips it).
-fn current_key(course_id: &str) -> String {
-    format!("talk:{course_id}")
-}
-
-/// A session id from the course's id and the start time (ids cannot contain '/').
-fn new_session_id(course_id: &str, started_ms: u64) -> String {
-    format!("{}~{started_ms}", course_id.replace('/', "_"))
-}
-
 async fn write(
     course_id: String,
     title: String,
@@ -98,7 +89,7 @@ async fn write(
     };
     // The course's current conversation, named by a pointer record: one read instead of
     // reading every session's header.
-    let pointer = current_key(&course_id);
+    let pointer = current_conversation_key(&course_id);
     let latest = match get_json::<_, String>(&store, Collection::Sessions, &pointer).await {
         Ok(id) => id,
         Err(error) => {
@@ -318,12 +309,5 @@ mod tests {
                 text: "Hi".into()
             })
         );
-    }
-
-    #[wasm_bindgen_test]
-    fn session_ids_never_contain_a_slash() {
-        let id = new_session_id("shared/course", 17);
-        assert_eq!(id, "shared_course~17");
-        assert!(aula_storage::session::is_valid_session_id(&id));
     }
 }

@@ -5,6 +5,7 @@ use aula_course::Course;
 use aula_player::{
     Command, CoursePlayer, Output, PlayState, PlayerOptions, Position, Speech, Stage,
 };
+use aula_storage::session::resume_key;
 use aula_storage::{get_json, put_json, Collection};
 use leptos::prelude::*;
 
@@ -15,10 +16,6 @@ use crate::preferences;
 
 /// How often the resume point is saved while playing, in page milliseconds.
 const SAVE_EVERY_MS: f64 = 4000.0;
-
-fn resume_key(course_id: &str) -> String {
-    format!("resume:{course_id}")
-}
 
 /// Everything the classroom view reads and the one way it acts: [`Session::send`].
 #[derive(Clone, Copy)]

@@ -1,7 +1,8 @@
 //! LaTeX as linear Unicode text (`\frac{QK^{\top}}{\sqrt{d_k}}` → `(QKᵀ)/√(dₖ)`), which any slide
 //! program shows and a reader can edit. Not a typesetter: it knows the common symbols, fonts,
-//! fractions, roots, scripts and arrows, and writes any other command by its name. Input is
-//! untrusted; nesting is bounded and every path ends.
+//! fractions, roots, scripts and arrows, and writes any other command by its name. Its symbols
+//! are render's own table (`aula_render::latex_symbol`), so a formula names the same characters
+//! on the page and in the deck. Input is untrusted; nesting is bounded and every path ends.
 
 const MAX_DEPTH: usize = 32;
 
@@ -152,17 +153,18 @@ impl Parser {
         }
         let name: String = self.chars[start..self.at].iter().collect();
         self.skip_spaces();
-        if let Some(symbol) = symbol(&name) {
+        if let Some(c) = aula_render::latex_symbol(&name) {
             // Relations and arrows stand apart, as TeX spaces them.
-            let relation = symbol.chars().next().is_some_and(|c| {
-                matches!(c as u32, 0x2190..=0x21FF | 0x27F0..=0x27FF | 0x2200..=0x22FF)
-                    && !matches!(c, '∑' | '∏' | '∐' | '∫' | '∬' | '∮' | '∂' | '∇' | '∞' | '∅')
-                    && !matches!(c, '∀' | '∃' | '¬' | '⋯' | '⋮' | '⋱' | '⊤' | '⊥' | '∘' | '∗')
-            }) || symbol == "|";
+            let relation = matches!(c as u32, 0x2190..=0x21FF | 0x27F0..=0x27FF | 0x2200..=0x22FF)
+                && !matches!(c, '∑' | '∏' | '∐' | '∫' | '∬' | '∮' | '∂' | '∇' | '∞' | '∅')
+                && !matches!(
+                    c,
+                    '∀' | '∃' | '¬' | '⋯' | '⋮' | '⋱' | '⊤' | '⊥' | '∘' | '∗' | '⋅' | '∙'
+                );
             return if relation {
-                format!(" {symbol} ")
+                format!(" {c} ")
             } else {
-                symbol.to_string()
+                c.to_string()
             };
         }
         match name.as_str() {
@@ -382,140 +384,6 @@ fn subscript_of(c: char) -> Option<char> {
     })
 }
 
-fn symbol(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "alpha" => "α",
-        "beta" => "β",
-        "gamma" => "γ",
-        "delta" => "δ",
-        "epsilon" => "ϵ",
-        "varepsilon" => "ε",
-        "zeta" => "ζ",
-        "eta" => "η",
-        "theta" => "θ",
-        "vartheta" => "ϑ",
-        "iota" => "ι",
-        "kappa" => "κ",
-        "lambda" => "λ",
-        "mu" => "μ",
-        "nu" => "ν",
-        "xi" => "ξ",
-        "pi" => "π",
-        "varpi" => "ϖ",
-        "rho" => "ρ",
-        "varrho" => "ϱ",
-        "sigma" => "σ",
-        "varsigma" => "ς",
-        "tau" => "τ",
-        "upsilon" => "υ",
-        "phi" => "ϕ",
-        "varphi" => "φ",
-        "chi" => "χ",
-        "psi" => "ψ",
-        "omega" => "ω",
-        "Gamma" => "Γ",
-        "Delta" => "Δ",
-        "Theta" => "Θ",
-        "Lambda" => "Λ",
-        "Xi" => "Ξ",
-        "Pi" => "Π",
-        "Sigma" => "Σ",
-        "Upsilon" => "Υ",
-        "Phi" => "Φ",
-        "Psi" => "Ψ",
-        "Omega" => "Ω",
-        "times" => "×",
-        "cdot" => "·",
-        "div" => "÷",
-        "pm" => "±",
-        "mp" => "∓",
-        "ast" => "∗",
-        "star" => "⋆",
-        "circ" => "∘",
-        "bullet" => "•",
-        "oplus" => "⊕",
-        "otimes" => "⊗",
-        "odot" => "⊙",
-        "le" | "leq" => "≤",
-        "ge" | "geq" => "≥",
-        "ll" => "≪",
-        "gg" => "≫",
-        "ne" | "neq" => "≠",
-        "approx" => "≈",
-        "equiv" => "≡",
-        "sim" => "∼",
-        "simeq" => "≃",
-        "cong" => "≅",
-        "propto" => "∝",
-        "infty" => "∞",
-        "partial" => "∂",
-        "nabla" => "∇",
-        "sum" => "∑",
-        "prod" => "∏",
-        "coprod" => "∐",
-        "int" => "∫",
-        "iint" => "∬",
-        "oint" => "∮",
-        "to" | "rightarrow" => "→",
-        "gets" | "leftarrow" => "←",
-        "Rightarrow" | "implies" => "⇒",
-        "Leftarrow" => "⇐",
-        "leftrightarrow" => "↔",
-        "Leftrightarrow" | "iff" => "⇔",
-        "longrightarrow" => "⟶",
-        "longleftarrow" => "⟵",
-        "Longrightarrow" => "⟹",
-        "rightleftharpoons" => "⇌",
-        "uparrow" => "↑",
-        "downarrow" => "↓",
-        "mapsto" => "↦",
-        "in" => "∈",
-        "notin" => "∉",
-        "ni" => "∋",
-        "subset" => "⊂",
-        "subseteq" => "⊆",
-        "supset" => "⊃",
-        "supseteq" => "⊇",
-        "cup" => "∪",
-        "cap" => "∩",
-        "setminus" => "∖",
-        "emptyset" | "varnothing" => "∅",
-        "forall" => "∀",
-        "exists" => "∃",
-        "neg" | "lnot" => "¬",
-        "land" | "wedge" => "∧",
-        "lor" | "vee" => "∨",
-        "cdots" => "⋯",
-        "ldots" | "dots" | "dotsc" | "dotsb" => "…",
-        "vdots" => "⋮",
-        "ddots" => "⋱",
-        "top" => "⊤",
-        "bot" | "perp" => "⊥",
-        "prime" => "′",
-        "angle" => "∠",
-        "degree" => "°",
-        "langle" => "⟨",
-        "rangle" => "⟩",
-        "lfloor" => "⌊",
-        "rfloor" => "⌋",
-        "lceil" => "⌈",
-        "rceil" => "⌉",
-        "lbrace" => "{",
-        "rbrace" => "}",
-        "vert" | "mid" => "|",
-        "Vert" | "parallel" => "‖",
-        "hbar" => "ℏ",
-        "ell" => "ℓ",
-        "Re" => "ℜ",
-        "Im" => "ℑ",
-        "aleph" => "ℵ",
-        "therefore" => "∴",
-        "because" => "∵",
-        "checkmark" => "✓",
-        _ => return None,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -534,7 +402,7 @@ mod tests {
             linear_form(r"W_Q \alpha^{2m/d} p_{i,2m}"),
             "W_Q α²ᵐ/ᵈ pᵢ,₂ₘ"
         );
-        assert_eq!(linear_form(r"P(w \mid x)\le 1"), "P(w | x) ≤ 1");
+        assert_eq!(linear_form(r"P(w \mid x)\le 1"), "P(w ∣ x) ≤ 1");
     }
 
     #[test]
