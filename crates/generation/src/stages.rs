@@ -596,6 +596,16 @@ fn content_from_value(
     })
 }
 
+/// An option's words as compared for repeats: without case or surrounding blanks.
+fn same_words(text: &str) -> String {
+    text.trim().to_lowercase()
+}
+
+/// [`same_words`] of an option given as JSON.
+fn option_words(option: &Value) -> String {
+    same_words(option["text"].as_str().unwrap_or_default())
+}
+
 /// A quiz whose questions offer the same option twice, mended by code: each repeated option is
 /// left out (the one kept counts as right where either was), and a question left with fewer
 /// than two options is left out. None when no question would be left, or the result does not
@@ -611,25 +621,20 @@ fn without_repeated_options(
         let Some(options) = question.get("options").and_then(Value::as_array) else {
             return true;
         };
-        // Each option's id, and the id of the first option with the same words.
+        // Each option's id, and the id of the kept option with the same words.
         let mut first_with: Vec<(String, String)> = Vec::new();
-        let mut kept = Vec::new();
-        let mut seen: Vec<(String, String)> = Vec::new();
+        let mut kept: Vec<Value> = Vec::new();
         for option in options {
             let id = option["id"].as_str().unwrap_or_default().to_string();
-            let words = option["text"]
-                .as_str()
-                .unwrap_or_default()
-                .trim()
-                .to_lowercase();
-            match seen.iter().find(|(w, _)| *w == words) {
-                Some((_, first)) => first_with.push((id, first.clone())),
+            let same = |other: &&Value| option_words(other) == option_words(option);
+            let first = match kept.iter().find(same) {
+                Some(first) => first["id"].as_str().unwrap_or_default().to_string(),
                 None => {
-                    seen.push((words, id.clone()));
-                    first_with.push((id.clone(), id));
                     kept.push(option.clone());
+                    id.clone()
                 }
-            }
+            };
+            first_with.push((id, first));
         }
         if kept.len() == options.len() {
             return true;
@@ -698,7 +703,7 @@ fn repeated_options(questions: &[aula_course::scene::QuizQuestion]) -> Vec<Strin
             let mut seen = HashSet::new();
             let repeated = options
                 .iter()
-                .find(|o| !seen.insert(o.text.trim().to_lowercase()))?;
+                .find(|o| !seen.insert(same_words(&o.text)))?;
             Some(format!(
                 "question {} offers the option \"{}\" more than once; give every option different words",
                 i + 1,
@@ -1261,8 +1266,11 @@ fn with_unsaid_points(
         };
         let units = meaning_units(shown);
         let spoken = units.iter().filter(|u| said.contains(*u)).count();
+        if units.is_empty() || spoken * 2 >= units.len() {
+            continue;
+        }
         let line = spoken_line(shown, cjk);
-        if units.is_empty() || spoken * 2 >= units.len() || line.is_empty() {
+        if line.is_empty() {
             continue;
         }
         points += 1;

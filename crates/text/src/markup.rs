@@ -39,10 +39,9 @@ fn push(out: &mut String, text: &str, attribute: bool) {
             || !is_xml_char(c)
             || attribute && matches!(c, '\t' | '\n' | '\r')
     };
-    let mut rest = text;
-    while let Some(at) = rest.find(special) {
-        out.push_str(&rest[..at]);
-        let c = rest[at..].chars().next().unwrap_or_default();
+    let mut start = 0;
+    for (at, c) in text.char_indices().filter(|&(_, c)| special(c)) {
+        out.push_str(&text[start..at]);
         out.push_str(match c {
             '&' => "&amp;",
             '<' => "&lt;",
@@ -52,11 +51,11 @@ fn push(out: &mut String, text: &str, attribute: bool) {
             '\t' => "&#9;",
             '\n' => "&#10;",
             '\r' => "&#13;",
-            _ => "",
+            _ => "", // a character XML cannot hold
         });
-        rest = &rest[at + c.len_utf8().max(1)..];
+        start = at + c.len_utf8();
     }
-    out.push_str(rest);
+    out.push_str(&text[start..]);
 }
 
 /// `text` with its character references decoded: the five XML entities, `&nbsp;` (as U+00A0),
