@@ -9,8 +9,8 @@
 //!
 //! The AI worker takes JSON text: a providers `wire::Job` (chat, model list, limits, abort), a
 //! `director::wire::RoundJob` or a `generation::wire::GenJob`. Its reports are a `wire::Report`,
-//! one flat `RoundUpdate` per round event, or a flat `GenReport`: plain structs, far cheaper in
-//! the page's bundle than the tagged enums they stand for. A round job carries the course as its
+//! one `RoundReport` per `ClassEvent` of a round (the session log's own flat record), or a flat
+//! `GenReport`: plain structs on the wire, far cheaper in the page's bundle than tagged enums. A round job carries the course as its
 //! file's JSON text and the conversation as plain lines, so the page needs no serializer for the
 //! course model; `Job::Abort` with the round's id stops it. A file job is an object
 //! `{kind: "file", id, job, bytes?}` (the job as JSON, the file as a `Uint8Array`) and gets one
@@ -20,7 +20,9 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use aula_director::wire::{RoundJob, RoundReport, RoundUpdate};
+use aula_director::round::RoundEnd;
+use aula_director::session::ClassEvent;
+use aula_director::wire::{RoundJob, RoundReport};
 use aula_export::wire::{FileJob, FileReport};
 use aula_generation::wire::{GenJob, GenOp, GenReport};
 use aula_providers::wire::{Job, Report};
@@ -67,7 +69,7 @@ impl Reply {
     fn ends_job(&self) -> bool {
         match self {
             Reply::Job(report) => report.ends_job(),
-            Reply::Round(report) => report.update.event == "finished",
+            Reply::Round(report) => matches!(report.event, ClassEvent::Finished(_)),
             Reply::Gen(report) => report.event == "settled",
             Reply::File(..) => true,
         }
@@ -304,25 +306,20 @@ pub fn chat(
 }
 
 /// Runs a classroom round in the worker; `job.id` is replaced by the job's id.
-pub fn round(mut job: RoundJob, mut on_update: impl FnMut(RoundUpdate) + 'static) -> u32 {
+pub fn round(mut job: RoundJob, mut on_event: impl FnMut(ClassEvent) + 'static) -> u32 {
     send(
         move |id| {
             job.id = id;
             serde_json::to_string(&job).ok()
         },
         move |reply| match reply {
-            Reply::Round(report) => on_update(report.update),
+            Reply::Round(report) => on_event(report.event),
             Reply::Job(Report::Failed { message, .. }) => {
-                on_update(RoundUpdate {
-                    event: "error".into(),
-                    text: message,
-                    ..RoundUpdate::default()
+                on_event(ClassEvent::Error {
+                    agent_id: None,
+                    message,
                 });
-                on_update(RoundUpdate {
-                    event: "finished".into(),
-                    failed: true,
-                    ..RoundUpdate::default()
-                });
+                on_event(ClassEvent::Finished(RoundEnd::Failed));
             }
             Reply::Job(_) | Reply::Gen(_) | Reply::File(..) => {}
         },

@@ -15,6 +15,7 @@ pub mod prompt;
 pub mod reply;
 pub mod round;
 pub mod scenario;
+pub mod session;
 pub mod whiteboard;
 pub mod wire;
 
@@ -27,19 +28,18 @@ use serde_json::Value;
 pub const MAX_REPLY_BYTES: usize = 16 * 1024;
 
 /// What happens next in the round.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "next", content = "detail", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Decision {
     /// This agent speaks.
     Agent(String),
     /// The learner's turn: the round waits for them.
-    User,
+    Learner,
     /// The round is over; the reason goes to the session log.
     End(EndReason),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "reason", content = "detail", rename_all = "snake_case")]
+/// Why a decision or a round ended (stored as a code, see [`session`]'s encoding).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum EndReason {
     /// The director judged the question answered or the topic covered.
     DirectorSaidEnd,
@@ -51,6 +51,9 @@ pub enum EndReason {
     InvalidReply(String),
     /// The director named someone who is not in the room.
     UnknownAgent(String),
+    /// A session's log does not say why: written before the reasons were codes, or by a newer
+    /// Aula with a reason this one does not know. Never decided.
+    NotRecorded,
 }
 
 impl fmt::Display for EndReason {
@@ -68,6 +71,7 @@ impl fmt::Display for EndReason {
                     "the director chose \"{id}\", who is not in this classroom"
                 )
             }
+            EndReason::NotRecorded => write!(f, "the log does not say why"),
         }
     }
 }
@@ -125,7 +129,7 @@ pub fn decide(state: &RoundState) -> DirectorStep {
     match state.agent_ids.as_slice() {
         [] => Decided(Decision::End(EndReason::NoAgents)),
         [only] if state.turn_count == 0 => Decided(Decision::Agent(only.clone())),
-        [_] => Decided(Decision::User),
+        [_] => Decided(Decision::Learner),
         several => match &state.trigger_agent_id {
             Some(trigger) if state.turn_count == 0 && several.contains(trigger) => {
                 Decided(Decision::Agent(trigger.clone()))
@@ -220,7 +224,7 @@ pub fn parse_director_reply<S: AsRef<str>>(reply: &str, known_agent_ids: &[S]) -
     }
     let keyword = choice.trim();
     if keyword.eq_ignore_ascii_case("USER") {
-        Decision::User
+        Decision::Learner
     } else if keyword.eq_ignore_ascii_case("END") {
         Decision::End(EndReason::DirectorSaidEnd)
     } else if keyword.is_empty() {
@@ -265,7 +269,7 @@ mod tests {
         assert_eq!(decide(&round(&["teacher"], 0, None)), agent("teacher"));
         assert_eq!(
             decide(&round(&["teacher"], 1, None)),
-            DirectorStep::Decided(Decision::User)
+            DirectorStep::Decided(Decision::Learner)
         );
     }
 
@@ -421,7 +425,7 @@ mod tests {
     fn user_and_end_are_read_in_any_case() {
         assert_eq!(
             parse_director_reply(r#"{"next_agent":"USER"}"#, &ROOM),
-            Decision::User
+            Decision::Learner
         );
         assert_eq!(
             parse_director_reply(r#"{"next_agent":"end"}"#, &ROOM),

@@ -3,7 +3,7 @@
 //! empty, a call fails, or the learner stops it.
 //!
 //! The loop owns no I/O of its own: it calls the LLM through the providers' [`Transport`] port and
-//! reports everything as [`RoundEvent`]s, which the app appends to the session's log as they
+//! reports everything as [`ClassEvent`]s, which the page appends to the session's log as they
 //! happen. Host tests drive it with the providers' scripted transport.
 //!
 //! # One step
@@ -27,8 +27,8 @@
 //! # In the classroom
 //!
 //! The page (`crates/app/src/classroom/ask.rs`) posts a [`crate::wire::RoundJob`] to the AI
-//! worker, which runs this loop and sends one flat update per event back. The page turns every
-//! `action` update into `player::Command::Live`, and the player's live layer shows it over the
+//! worker, which runs this loop and posts every event back. The page turns every
+//! `ClassEvent::Action` into `player::Command::Live`, and the player's live layer shows it over the
 //! lecture (`crates/player/src/live.rs`); the lecture's own timeline is never changed. A discussion
 //! is a round in [`Mode::Discussion`] with the scene's topic, prompt and initiator, who speaks
 //! first by code.
@@ -54,6 +54,7 @@ use crate::model::{
 };
 use crate::prompt::{agent_prompt, director_prompt, AgentContext, DirectorContext, DIRECTOR_ASK};
 use crate::reply::{ReplyEvent, ReplyParser};
+use crate::session::ClassEvent;
 use crate::whiteboard::describe;
 use crate::{decide, parse_director_reply, Decision, DirectorStep, EndReason, RoundState};
 
@@ -102,8 +103,7 @@ pub enum Mode {
 }
 
 /// Why a round ended.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "end", content = "detail", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RoundEnd {
     /// The director (or a code path) ended it.
     Ended(EndReason),
@@ -113,64 +113,18 @@ pub enum RoundEnd {
     EmptyTurns,
     /// The learner pressed stop.
     Cancelled,
-    /// A provider call failed; the message is in the preceding [`RoundEvent::Error`].
+    /// A provider call failed; the message is in the preceding [`ClassEvent::Error`].
     Failed,
 }
 
-/// Everything that happens in a round, in order; the session log stores these.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(tag = "event", rename_all = "snake_case")]
-pub enum RoundEvent {
-    /// Who speaks next, and whether the LLM was asked.
-    Decision {
-        decision: Decision,
-        by_llm: bool,
-    },
-    AgentStart {
-        agent_id: String,
-    },
-    Text {
-        agent_id: String,
-        text: String,
-    },
-    Thinking {
-        agent_id: String,
-        text: String,
-    },
-    ThinkingEnd {
-        agent_id: String,
-    },
-    Action {
-        agent_id: String,
-        action: Action,
-    },
-    /// A reply item that could not be used (unknown action, bad parameters, not allowed here).
-    Dropped {
-        agent_id: String,
-        name: String,
-        reason: String,
-    },
-    /// The turn is over; `text` is all it said (the checkpoint of the log).
-    AgentEnd {
-        agent_id: String,
-        text: String,
-        actions: usize,
-        interrupted: bool,
-    },
-    /// The floor goes to the learner.
-    CueLearner {
-        from_agent: Option<String>,
-    },
-    Usage {
-        input: u64,
-        output: u64,
-        cached: u64,
-    },
-    Error {
-        agent_id: Option<String>,
-        message: String,
-    },
-    Finished(RoundEnd),
+/// An action as the course JSON the session carries. Through the text serializer, which the
+/// worker has anyway, rather than `serde_json::to_value`, which would compile the action's
+/// serializer a second time.
+fn course_json(action: &Action) -> serde_json::Value {
+    serde_json::to_string(action)
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
 }
 
 /// Stops a running round from outside (the stop button): the current stream is aborted and the
@@ -215,7 +169,26 @@ pub struct Round {
     pub max_turns: u32,
     pub turns: Vec<TurnSummary>,
     pub ledger: Vec<LedgerEntry>,
+    /// What the round's model calls cost, as the providers reported it.
+    pub tokens: Tokens,
     empty_in_a_row: u32,
+}
+
+/// Tokens used by model calls.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tokens {
+    pub input: u64,
+    pub output: u64,
+    /// Of `input`, how many the provider read from its prompt cache.
+    pub cached: u64,
+}
+
+impl Tokens {
+    fn add(&mut self, input: u64, output: u64, cached: u64) {
+        self.input += input;
+        self.output += output;
+        self.cached += cached;
+    }
 }
 
 impl Round {
@@ -226,6 +199,7 @@ impl Round {
             max_turns: max_turns.max(1),
             turns: Vec::new(),
             ledger: Vec::new(),
+            tokens: Tokens::default(),
             empty_in_a_row: 0,
         }
     }
@@ -272,7 +246,7 @@ async fn ask_director(
     prompt: String,
     known: &[String],
     context_tokens: u32,
-    emit: &mut dyn FnMut(RoundEvent),
+    tokens: &mut Tokens,
 ) -> Result<Decision, String> {
     let mut request = ChatRequest::new(prompt, vec![ChatMessage::user(DIRECTOR_ASK)]);
     request.temperature = Some(0.0);
@@ -290,11 +264,7 @@ async fn ask_director(
                 input,
                 output,
                 cached,
-            } => emit(RoundEvent::Usage {
-                input,
-                output,
-                cached,
-            }),
+            } => tokens.add(input, output, cached),
             StreamEvent::Error(error) => failure = Some(error.to_string()),
             _ => {}
         },
@@ -311,6 +281,7 @@ struct TurnOutcome {
     text: String,
     actions: Vec<Action>,
     failure: Option<String>,
+    tokens: Tokens,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -322,7 +293,7 @@ async fn run_agent(
     round: &Round,
     agent: &AgentProfile,
     history: &[Utterance],
-    emit: &mut dyn FnMut(RoundEvent),
+    emit: &mut dyn FnMut(ClassEvent),
 ) -> TurnOutcome {
     let allowed = crate::prompt::effective_actions(agent, room.scene.map(|s| &s.content));
     let system = agent_prompt(&AgentContext {
@@ -344,6 +315,7 @@ async fn run_agent(
         text: String::new(),
         actions: Vec::new(),
         failure: None,
+        tokens: Tokens::default(),
     };
     let schema = aula_providers::preset(&endpoint.provider)
         .is_some_and(|p| p.enforces_schemas)
@@ -362,12 +334,12 @@ async fn run_agent(
     };
     let mut thinking = false;
     let handle =
-        |events: Vec<ReplyEvent>, outcome: &mut TurnOutcome, emit: &mut dyn FnMut(RoundEvent)| {
+        |events: Vec<ReplyEvent>, outcome: &mut TurnOutcome, emit: &mut dyn FnMut(ClassEvent)| {
             for event in events {
                 match event {
                     ReplyEvent::Text(text) => {
                         outcome.text.push_str(&text);
-                        emit(RoundEvent::Text {
+                        emit(ClassEvent::Text {
                             agent_id: id.clone(),
                             text,
                         });
@@ -375,18 +347,18 @@ async fn run_agent(
                     ReplyEvent::Action(action)
                         if action.kind().is_some_and(|k| allowed.contains(&k)) =>
                     {
-                        outcome.actions.push(action.clone());
-                        emit(RoundEvent::Action {
+                        emit(ClassEvent::Action {
                             agent_id: id.clone(),
-                            action,
+                            action: course_json(&action),
                         });
+                        outcome.actions.push(action);
                     }
-                    ReplyEvent::Action(action) => emit(RoundEvent::Dropped {
+                    ReplyEvent::Action(action) => emit(ClassEvent::Dropped {
                         agent_id: id.clone(),
                         name: action.type_name().to_owned(),
                         reason: "this agent may not use that action here".into(),
                     }),
-                    ReplyEvent::Dropped { name, reason } => emit(RoundEvent::Dropped {
+                    ReplyEvent::Dropped { name, reason } => emit(ClassEvent::Dropped {
                         agent_id: id.clone(),
                         name,
                         reason,
@@ -404,7 +376,7 @@ async fn run_agent(
             StreamEvent::TextDelta(text) | StreamEvent::JsonDelta(text) => {
                 if thinking {
                     thinking = false;
-                    emit(RoundEvent::ThinkingEnd {
+                    emit(ClassEvent::ThinkingEnd {
                         agent_id: id.clone(),
                     });
                 }
@@ -413,14 +385,14 @@ async fn run_agent(
             }
             StreamEvent::ThinkingDelta(text) => {
                 thinking = true;
-                emit(RoundEvent::Thinking {
+                emit(ClassEvent::Thinking {
                     agent_id: id.clone(),
                     text,
                 });
             }
             StreamEvent::ThinkingEnd if thinking => {
                 thinking = false;
-                emit(RoundEvent::ThinkingEnd {
+                emit(ClassEvent::ThinkingEnd {
                     agent_id: id.clone(),
                 });
             }
@@ -428,11 +400,7 @@ async fn run_agent(
                 input,
                 output,
                 cached,
-            } => emit(RoundEvent::Usage {
-                input,
-                output,
-                cached,
-            }),
+            } => outcome.tokens.add(input, output, cached),
             StreamEvent::Error(error) => outcome.failure = Some(error.to_string()),
             _ => {}
         },
@@ -506,7 +474,7 @@ pub async fn run_round(
     round: &mut Round,
     history: &mut Vec<Utterance>,
     control: &RoundControl,
-    emit: &mut dyn FnMut(RoundEvent),
+    emit: &mut dyn FnMut(ClassEvent),
 ) -> RoundEnd {
     let end = loop {
         if control.is_cancelled() {
@@ -532,14 +500,14 @@ pub async fn run_round(
                     prompt,
                     &known,
                     room.context_tokens,
-                    emit,
+                    &mut round.tokens,
                 )
                 .await
                 {
                     _ if control.is_cancelled() => break RoundEnd::Cancelled,
                     Ok(decision) => (decision, true),
                     Err(message) => {
-                        emit(RoundEvent::Error {
+                        emit(ClassEvent::Error {
                             agent_id: None,
                             message,
                         });
@@ -548,14 +516,14 @@ pub async fn run_round(
                 }
             }
         };
-        emit(RoundEvent::Decision {
+        emit(ClassEvent::Decision {
             decision: decision.clone(),
             by_llm,
         });
         let agent_id = match decision {
             Decision::End(reason) => break RoundEnd::Ended(reason),
-            Decision::User => {
-                emit(RoundEvent::CueLearner {
+            Decision::Learner => {
+                emit(ClassEvent::CueLearner {
                     from_agent: round.turns.last().map(|t| t.agent_id.clone()),
                 });
                 break RoundEnd::LearnersTurn;
@@ -566,7 +534,7 @@ pub async fn run_round(
             break RoundEnd::Ended(EndReason::UnknownAgent(agent_id));
         };
 
-        emit(RoundEvent::AgentStart {
+        emit(ClassEvent::AgentStart {
             agent_id: agent.id.clone(),
         });
         let outcome = run_agent(
@@ -583,10 +551,9 @@ pub async fn run_round(
         let cancelled = control.is_cancelled();
         // A stream that failed mid-turn was cut off too: what it said is kept, marked so.
         let interrupted = cancelled || outcome.failure.is_some();
-        emit(RoundEvent::AgentEnd {
+        emit(ClassEvent::AgentEnd {
             agent_id: agent.id.clone(),
             text: outcome.text.clone(),
-            actions: outcome.actions.len(),
             interrupted,
         });
         record(round, history, agent, &outcome, interrupted);
@@ -594,7 +561,7 @@ pub async fn run_round(
             break RoundEnd::Cancelled;
         }
         if let Some(message) = outcome.failure {
-            emit(RoundEvent::Error {
+            emit(ClassEvent::Error {
                 agent_id: Some(agent.id.clone()),
                 message,
             });
@@ -609,7 +576,7 @@ pub async fn run_round(
             round.empty_in_a_row = 0;
         }
     };
-    emit(RoundEvent::Finished(end.clone()));
+    emit(ClassEvent::Finished(end.clone()));
     end
 }
 
@@ -620,6 +587,8 @@ fn record(
     outcome: &TurnOutcome,
     interrupted: bool,
 ) {
+    let tokens = outcome.tokens;
+    round.tokens.add(tokens.input, tokens.output, tokens.cached);
     let board: Vec<&Action> = outcome
         .actions
         .iter()
@@ -670,7 +639,8 @@ mod tests {
         }
     }
 
-    /// An OpenAI-format SSE stream of `text`, cut into pieces of `piece` characters, one chunk each.
+    /// An OpenAI-format SSE stream of `text`, cut into pieces of `piece` characters, one chunk
+    /// each, and a usage chunk: 100 tokens in (40 of them cached), 10 out.
     fn sse(text: &str, piece: usize) -> ScriptedAnswer {
         let chars: Vec<char> = text.chars().collect();
         let mut chunks: Vec<Vec<u8>> = chars
@@ -680,7 +650,11 @@ mod tests {
                 format!("data: {delta}\n\n").into_bytes()
             })
             .collect();
-        chunks.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n".to_vec());
+        chunks.push(
+            b"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n"
+                .to_vec(),
+        );
+        chunks.push(b"data: {\"choices\":[],\"usage\":{\"prompt_tokens\":100,\"completion_tokens\":10,\"prompt_tokens_details\":{\"cached_tokens\":40}}}\n\ndata: [DONE]\n\n".to_vec());
         ScriptedAnswer::streaming(chunks)
     }
 
@@ -695,7 +669,7 @@ mod tests {
     }
 
     struct Run {
-        events: Vec<RoundEvent>,
+        events: Vec<ClassEvent>,
         end: RoundEnd,
         history: Vec<Utterance>,
         round: Round,
@@ -766,11 +740,11 @@ mod tests {
         }
     }
 
-    fn texts(events: &[RoundEvent]) -> String {
+    fn texts(events: &[ClassEvent]) -> String {
         events
             .iter()
             .filter_map(|e| match e {
-                RoundEvent::Text { text, .. } => Some(text.as_str()),
+                ClassEvent::Text { text, .. } => Some(text.as_str()),
                 _ => None,
             })
             .collect()
@@ -815,12 +789,14 @@ mod tests {
         );
         assert!(matches!(
             result.events.first(),
-            Some(RoundEvent::Decision { by_llm: false, .. })
+            Some(ClassEvent::Decision { by_llm: false, .. })
         ));
-        assert!(result.events.iter().any(|e| matches!(e, RoundEvent::Action { action, .. } if action.type_name() == "wb_draw_latex")));
+        assert!(result.events.iter().any(
+            |e| matches!(e, ClassEvent::Action { action, .. } if action["type"] == "wb_draw_latex")
+        ));
         assert!(matches!(
             result.events.last(),
-            Some(RoundEvent::Finished(RoundEnd::LearnersTurn))
+            Some(ClassEvent::Finished(RoundEnd::LearnersTurn))
         ));
         assert_eq!(result.history.len(), 2);
         assert_eq!(
@@ -928,13 +904,13 @@ mod tests {
             .events
             .iter()
             .map(|e| match e {
-                RoundEvent::Decision { by_llm: true, .. } => "decision(llm)",
-                RoundEvent::Decision { .. } => "decision",
-                RoundEvent::AgentStart { .. } => "start",
-                RoundEvent::Text { .. } => "text",
-                RoundEvent::Action { .. } => "action",
-                RoundEvent::AgentEnd { .. } => "end",
-                RoundEvent::Finished(_) => "finished",
+                ClassEvent::Decision { by_llm: true, .. } => "decision(llm)",
+                ClassEvent::Decision { .. } => "decision",
+                ClassEvent::AgentStart { .. } => "start",
+                ClassEvent::Text { .. } => "text",
+                ClassEvent::Action { .. } => "action",
+                ClassEvent::AgentEnd { .. } => "end",
+                ClassEvent::Finished(_) => "finished",
                 _ => "other",
             })
             .filter(|s| *s != "other")
@@ -948,6 +924,15 @@ mod tests {
         assert_eq!(
             &order[order.len() - 3..],
             ["end", "decision(llm)", "finished"]
+        );
+        // Both calls' usage, the agent's and the director's, is the round's.
+        assert_eq!(
+            result.round.tokens,
+            Tokens {
+                input: 200,
+                output: 20,
+                cached: 80
+            }
         );
     }
 
@@ -999,7 +984,7 @@ mod tests {
             &RoundControl::default(),
         );
         assert_eq!(result.end, RoundEnd::LearnersTurn);
-        assert!(result.events.contains(&RoundEvent::CueLearner {
+        assert!(result.events.contains(&ClassEvent::CueLearner {
             from_agent: Some(t.id.clone())
         }));
     }
@@ -1098,7 +1083,7 @@ mod tests {
             .events
             .iter()
             .find_map(|e| match e {
-                RoundEvent::Error { message, .. } => Some(message.clone()),
+                ClassEvent::Error { message, .. } => Some(message.clone()),
                 _ => None,
             })
             .unwrap();
@@ -1133,7 +1118,7 @@ mod tests {
             .events
             .iter()
             .find_map(|e| match e {
-                RoundEvent::AgentEnd {
+                ClassEvent::AgentEnd {
                     text, interrupted, ..
                 } => Some((text.clone(), *interrupted)),
                 _ => None,
@@ -1143,7 +1128,7 @@ mod tests {
         assert!(result
             .events
             .iter()
-            .any(|e| matches!(e, RoundEvent::Error { agent_id: Some(id), .. } if *id == t.id)));
+            .any(|e| matches!(e, ClassEvent::Error { agent_id: Some(id), .. } if *id == t.id)));
         assert!(result.history.last().unwrap().interrupted);
     }
 
@@ -1167,11 +1152,11 @@ mod tests {
         assert!(result
             .events
             .iter()
-            .any(|e| matches!(e, RoundEvent::Dropped { name, .. } if name == "spotlight")));
+            .any(|e| matches!(e, ClassEvent::Dropped { name, .. } if name == "spotlight")));
         assert!(!result
             .events
             .iter()
-            .any(|e| matches!(e, RoundEvent::Action { .. })));
+            .any(|e| matches!(e, ClassEvent::Action { .. })));
         assert_eq!(texts(&result.events), "Look!");
     }
 
@@ -1221,7 +1206,7 @@ mod tests {
             &mut history,
             &control,
             &mut |event| {
-                if matches!(event, RoundEvent::Text { .. }) {
+                if matches!(event, ClassEvent::Text { .. }) {
                     stopper.cancel();
                 }
                 events.push(event);
@@ -1236,7 +1221,7 @@ mod tests {
         );
         assert!(events.iter().any(|e| matches!(
             e,
-            RoundEvent::AgentEnd {
+            ClassEvent::AgentEnd {
                 interrupted: true,
                 ..
             }
@@ -1316,7 +1301,7 @@ mod tests {
         assert_eq!(end, RoundEnd::Failed);
         assert!(transport.requests.borrow().is_empty(), "nothing was sent");
         assert!(events.iter().any(
-            |e| matches!(e, RoundEvent::Error { message, .. } if message.contains("context"))
+            |e| matches!(e, ClassEvent::Error { message, .. } if message.contains("context"))
         ));
     }
 }

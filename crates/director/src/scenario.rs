@@ -142,7 +142,7 @@ impl Scenario {
     pub fn label(decision: &Decision) -> String {
         match decision {
             Decision::Agent(id) => id.clone(),
-            Decision::User => "USER".into(),
+            Decision::Learner => "USER".into(),
             Decision::End(_) => "END".into(),
         }
     }

@@ -1,11 +1,12 @@
 //! A round as a job for the AI worker: the page sends a [`RoundJob`] (everything the round needs,
-//! as plain data) and gets one [`RoundReport`] per [`RoundEvent`] back. JSON over `postMessage`.
+//! as plain data) and gets one [`RoundReport`] per [`ClassEvent`] back. JSON over `postMessage`.
 
 use aula_course::{AgentProfile, Course, Scene};
 use serde::{Deserialize, Serialize};
 
 use crate::model::{LearnerProfile, Utterance};
-use crate::round::{Mode, Models, Room, RoundEvent};
+use crate::round::{Mode, Models, Room};
+use crate::session::ClassEvent;
 
 /// Everything a round needs; `op` is always `"round"` (it shares the worker's inbox with the
 /// providers' jobs). The course travels as its file's JSON text and the conversation as plain
@@ -107,101 +108,14 @@ impl RoundJob {
     }
 }
 
-/// One event of round `id`, flattened for the page: a plain struct is much cheaper to read in the
-/// page's bundle than the tagged [`RoundEvent`] (which the session log keeps whole). The last
-/// update of a round has `event == "finished"`.
+/// One event of round `id`, as the session's flat record (see [`crate::session`]): the page
+/// folds and logs the same [`ClassEvent`] the round emitted. The last event of a round is
+/// [`ClassEvent::Finished`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoundReport {
     pub kind: RoundReportKind,
     pub id: u32,
-    pub update: RoundUpdate,
-}
-
-/// `event` is the [`RoundEvent`]'s name; `text` carries its text (a delta, thinking, a turn's whole
-/// speech, an error message, a decision's `next`, a finished round's end); `action` an action's
-/// course JSON.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-pub struct RoundUpdate {
-    pub event: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub agent_id: Option<String>,
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub text: String,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub interrupted: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub action: Option<String>,
-    /// For `decision`: the director model was asked (not a code path).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub by_llm: bool,
-    /// For `finished`: the round ended on an error.
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub failed: bool,
-}
-
-impl RoundUpdate {
-    pub fn of(event: &RoundEvent) -> RoundUpdate {
-        let named = |event: &str| RoundUpdate {
-            event: event.into(),
-            ..RoundUpdate::default()
-        };
-        let by = |event: &str, agent: &str, text: &str| RoundUpdate {
-            agent_id: Some(agent.to_owned()),
-            text: text.to_owned(),
-            ..named(event)
-        };
-        match event {
-            RoundEvent::Decision { decision, by_llm } => RoundUpdate {
-                by_llm: *by_llm,
-                text: match decision {
-                    crate::Decision::Agent(id) => id.clone(),
-                    crate::Decision::User => "USER".into(),
-                    crate::Decision::End(reason) => format!("END: {reason}"),
-                },
-                ..named("decision")
-            },
-            RoundEvent::AgentStart { agent_id } => by("agent_start", agent_id, ""),
-            RoundEvent::Text { agent_id, text } => by("text", agent_id, text),
-            RoundEvent::Thinking { agent_id, text } => by("thinking", agent_id, text),
-            RoundEvent::ThinkingEnd { agent_id } => by("thinking_end", agent_id, ""),
-            RoundEvent::Action { agent_id, action } => RoundUpdate {
-                action: serde_json::to_string(action).ok(),
-                ..by("action", agent_id, "")
-            },
-            RoundEvent::Dropped {
-                agent_id,
-                name,
-                reason,
-            } => by("dropped", agent_id, &format!("{name}: {reason}")),
-            RoundEvent::AgentEnd {
-                agent_id,
-                text,
-                interrupted,
-                ..
-            } => RoundUpdate {
-                interrupted: *interrupted,
-                ..by("agent_end", agent_id, text)
-            },
-            RoundEvent::CueLearner { from_agent } => RoundUpdate {
-                agent_id: from_agent.clone(),
-                ..named("cue_learner")
-            },
-            RoundEvent::Usage { input, output, .. } => RoundUpdate {
-                text: format!("{input}+{output}"),
-                ..named("usage")
-            },
-            RoundEvent::Error { agent_id, message } => RoundUpdate {
-                agent_id: agent_id.clone(),
-                text: message.clone(),
-                ..named("error")
-            },
-            RoundEvent::Finished(end) => RoundUpdate {
-                text: format!("{end:?}"),
-                failed: *end == crate::round::RoundEnd::Failed,
-                ..named("finished")
-            },
-        }
-    }
+    pub event: ClassEvent,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -217,33 +131,6 @@ mod tests {
     use super::*;
     use crate::round::RoundEnd;
     use crate::{Decision, EndReason};
-
-    #[test]
-    fn updates_flatten_the_events_the_page_shows() {
-        let end = RoundUpdate::of(&RoundEvent::AgentEnd {
-            agent_id: "t".into(),
-            text: "All of it.".into(),
-            actions: 1,
-            interrupted: true,
-        });
-        assert_eq!(
-            (
-                end.event.as_str(),
-                end.agent_id.as_deref(),
-                end.text.as_str(),
-                end.interrupted
-            ),
-            ("agent_end", Some("t"), "All of it.", true)
-        );
-        let decided = RoundUpdate::of(&RoundEvent::Decision {
-            decision: Decision::Agent("t".into()),
-            by_llm: true,
-        });
-        assert!(decided.by_llm && decided.text == "t");
-        let failed = RoundUpdate::of(&RoundEvent::Finished(RoundEnd::Failed));
-        assert!(failed.event == "finished" && failed.failed);
-        assert!(!RoundUpdate::of(&RoundEvent::Finished(RoundEnd::LearnersTurn)).failed);
-    }
 
     #[test]
     fn a_round_job_and_its_events_survive_json() {
@@ -301,31 +188,25 @@ mod tests {
         assert!(text.starts_with("{\"op\":\"round\""), "{text}");
         assert_eq!(serde_json::from_str::<RoundJob>(&text).unwrap(), job);
         for event in [
-            RoundEvent::Decision {
+            ClassEvent::Decision {
                 decision: Decision::Agent("teacher".into()),
                 by_llm: true,
             },
-            RoundEvent::Decision {
+            ClassEvent::Decision {
                 decision: Decision::End(EndReason::InvalidReply("no JSON".into())),
                 by_llm: true,
             },
-            RoundEvent::Text {
+            ClassEvent::Text {
                 agent_id: "teacher".into(),
                 text: "Hi".into(),
             },
-            RoundEvent::Finished(RoundEnd::Ended(EndReason::TurnLimit)),
-            RoundEvent::Finished(RoundEnd::LearnersTurn),
+            ClassEvent::Finished(RoundEnd::Ended(EndReason::TurnLimit)),
+            ClassEvent::Finished(RoundEnd::LearnersTurn),
         ] {
-            let text = serde_json::to_string(&event).unwrap();
-            assert_eq!(
-                serde_json::from_str::<RoundEvent>(&text).unwrap(),
-                event,
-                "{text}"
-            );
             let report = RoundReport {
                 kind: RoundReportKind::Round,
                 id: 3,
-                update: RoundUpdate::of(&event),
+                event,
             };
             let text = serde_json::to_string(&report).unwrap();
             assert_eq!(

@@ -3,15 +3,15 @@
 //! The core decides *what* to keep; a `Store` only keeps it. Records are JSON text under a string
 //! key inside a named [`Collection`], so the format stays readable and versionable by the crates
 //! that own the data. Two adapters: [`MemoryStore`] for host tests, and `IndexedDbStore` (wasm32
-//! only) for the browser. Nothing here depends on leptos or gloo; web-sys is used only by the
-//! IndexedDB adapter behind `cfg(target_arch = "wasm32")`.
+//! with the `indexed-db` feature, which only the page turns on) for the browser. Nothing here
+//! depends on leptos or gloo; web-sys is used only by the IndexedDB adapter. What is kept and how
+//! (the session log, the job record) belongs to the crates that own the data.
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "indexed-db"))]
 mod indexed_db;
 mod memory;
-pub mod session;
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "indexed-db"))]
 pub use indexed_db::IndexedDbStore;
 pub use memory::MemoryStore;
 

@@ -1,5 +1,5 @@
 //! The IndexedDB adapter against the real IndexedDB of headless Chromium.
-#![cfg(target_arch = "wasm32")]
+#![cfg(all(target_arch = "wasm32", feature = "indexed-db"))]
 
 use aula_storage::{get_json, put_json, Collection, IndexedDbStore, Store};
 use serde::{Deserialize, Serialize};

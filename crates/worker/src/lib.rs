@@ -11,8 +11,9 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use aula_director::round::{run_round, Round, RoundControl, RoundEnd, RoundEvent};
-use aula_director::wire::{RoundJob, RoundReport, RoundReportKind, RoundUpdate};
+use aula_director::round::{run_round, Round, RoundControl, RoundEnd};
+use aula_director::session::ClassEvent;
+use aula_director::wire::{RoundJob, RoundReport, RoundReportKind};
 
 use aula_generation::job::TaskStats;
 use aula_generation::run::{
@@ -65,18 +66,18 @@ fn run_round_job(job: RoundJob, sink: Sink) {
             &RoundReport {
                 kind: RoundReportKind::Round,
                 id,
-                update: RoundUpdate::of(&event),
+                event,
             },
         )
     };
     let mut prepared = match job.prepare() {
         Ok(prepared) => prepared,
         Err(message) => {
-            report(RoundEvent::Error {
+            report(ClassEvent::Error {
                 agent_id: None,
                 message,
             });
-            report(RoundEvent::Finished(RoundEnd::Failed));
+            report(ClassEvent::Finished(RoundEnd::Failed));
             return;
         }
     };
@@ -357,6 +358,7 @@ mod tests {
     use aula_director::prompt::DIRECTOR_ASK;
     use aula_director::round::{Mode, Models};
     use aula_director::wire::{HistoryLine, RoundJob, RoundOp, RoundReport};
+    use aula_director::EndReason;
     use aula_providers::{preset, Endpoint, Sleeper};
     use wasm_bindgen_test::*;
 
@@ -411,7 +413,11 @@ mod tests {
             Rc::new(move |text| sink.borrow_mut().push(text)),
         );
         for _ in 0..200 {
-            if received.borrow().iter().any(|t| t.contains("\"finished\"")) {
+            if received
+                .borrow()
+                .iter()
+                .any(|t| t.contains("\"session_end\""))
+            {
                 break;
             }
             crate::transport::TimeoutSleeper.sleep(25).await;
@@ -422,25 +428,30 @@ mod tests {
             .map(|t| {
                 serde_json::from_str::<RoundReport>(t)
                     .expect("a round report")
-                    .update
+                    .event
             })
             .collect();
         let text: String = events
             .iter()
-            .filter(|e| e.event == "text")
-            .map(|e| e.text.as_str())
+            .filter_map(|e| match e {
+                ClassEvent::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
             .collect();
         assert_eq!(text, "We divide by the square root of d_k so the scores stay in a range where softmax still learns.");
-        let texts = events.iter().filter(|e| e.event == "text").count();
+        let texts = events
+            .iter()
+            .filter(|e| matches!(e, ClassEvent::Text { .. }))
+            .count();
         assert!(texts > 3, "the reply streamed in pieces: {texts}");
-        assert!(events.iter().any(|e| e.event == "action"
-            && e.action
-                .as_deref()
-                .is_some_and(|a| a.contains("wb_draw_latex"))));
-        let last = events.last().unwrap();
-        assert_eq!(last.event, "finished");
-        assert!(
-            !last.failed && last.text.contains("DirectorSaidEnd"),
+        assert!(events.iter().any(
+            |e| matches!(e, ClassEvent::Action { action, .. } if action["type"] == "wb_draw_latex")
+        ));
+        assert_eq!(
+            events.last(),
+            Some(&ClassEvent::Finished(RoundEnd::Ended(
+                EndReason::DirectorSaidEnd
+            ))),
             "{events:?}"
         );
     }

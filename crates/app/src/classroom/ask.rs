@@ -21,14 +21,15 @@
 
 use aula_course::Action;
 use aula_director::model::DiscussionContext;
+use aula_director::round::RoundEnd;
 use aula_director::round::{Mode, Models};
+use aula_director::session::{ClassEvent, LoggedEvent, SessionView, ViewMessage, ViewSpeaker};
 use aula_director::wire::{HistoryLine, RoundJob, RoundOp};
 use aula_player::{Command, DiscussionCue, PlayState};
-use aula_storage::session::{LoggedEvent, SessionEvent, SessionView, ViewMessage, ViewSpeaker};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::class_log::{session_event, ClassLog};
+use super::class_log::ClassLog;
 use super::controls::{agent_style, avatar};
 use super::voice_input::VoiceInput;
 use super::Session;
@@ -102,8 +103,12 @@ impl Conversation {
         }
     }
 
-    /// Applies one event to what the learner sees and appends it to the log.
-    fn record(&self, event: SessionEvent) {
+    /// Applies one event to what the learner sees and appends it to the log, if the log keeps
+    /// its kind.
+    fn record(&self, event: ClassEvent) {
+        if !event.is_logged() {
+            return;
+        }
         // try_: a round's last updates may arrive after the learner left the classroom.
         self.view.try_update(|view| {
             let seq = view.last_seq + 1;
@@ -207,10 +212,10 @@ impl Conversation {
         if let Some(text) = question {
             self.session.send(Command::Interrupt);
             // Written before anything else happens, so a crash never loses it.
-            self.record(SessionEvent::UserMessage { text });
+            self.record(ClassEvent::LearnerMessage { text });
         }
         if let Mode::Discussion(discussion) = &mode {
-            self.record(SessionEvent::DiscussionStart {
+            self.record(ClassEvent::DiscussionStart {
                 topic: discussion.topic.clone(),
                 initiator: discussion.initiator.clone(),
             });
@@ -235,24 +240,25 @@ impl Conversation {
             history: self.view.with_untracked(history),
             limits: connection.limits(),
         };
-        let id = ai::round(job, move |update| {
-            if let Some(event) = session_event(&update) {
-                self.record(event);
-            }
-            match update.event.as_str() {
+        let id = ai::round(job, move |event| {
+            self.record(event.clone());
+            match event {
                 // Drawings, spotlight and laser show on the stage as they arrive.
-                "action" => {
-                    let action = update.action.as_deref().map(serde_json::from_str::<Action>);
-                    if let Some(Ok(action)) = action {
+                ClassEvent::Action { action, .. } => {
+                    // Through the text, whose action reader the page has for courses anyway.
+                    let action = serde_json::to_string(&action)
+                        .ok()
+                        .and_then(|text| serde_json::from_str::<Action>(&text).ok());
+                    if let Some(action) = action {
                         self.session.send(Command::Live(action));
                     }
                 }
-                "error" => {
-                    self.problem.try_set(Some(update.text));
+                ClassEvent::Error { message, .. } => {
+                    self.problem.try_set(Some(message));
                 }
-                "finished" => {
+                ClassEvent::Finished(end) => {
                     self.running.try_set(None);
-                    if !update.failed && was_playing {
+                    if end != RoundEnd::Failed && was_playing {
                         self.session.send(Command::Resume);
                     }
                 }

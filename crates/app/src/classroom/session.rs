@@ -2,10 +2,10 @@
 //! (requestAnimationFrame), the Web Speech port, and the resume point kept in IndexedDB.
 
 use aula_course::Course;
+use aula_director::session::resume_key;
 use aula_player::{
     Command, CoursePlayer, Output, PlayState, PlayerOptions, Position, Speech, Stage,
 };
-use aula_storage::session::resume_key;
 use aula_storage::{get_json, put_json, Collection};
 use leptos::prelude::*;
 
