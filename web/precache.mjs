@@ -10,11 +10,13 @@
 // hash in the name. `on_demand` is the two workers (AI, files), each kept by the service worker
 // once the page has used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only
 // serves course writing, which needs the network. The files worker reads this list to find the
-// player's js, wasm and css for SCORM packages and the offline page (crates/export/src/player.rs).
+// player's js, wasm and css for SCORM packages and the offline page (crates/export/src/package.rs).
 //
 // The version hashes every listed file's content, sw.js and this script, so any change gives a
 // new cache name. In a release build the staged stylesheet is first minified (comments and
-// layout whitespace only; no rule is rewritten) and index.html's integrity for it follows.
+// layout whitespace only; no rule is rewritten), the app's and the workers' js (wasm-bindgen's
+// glue) are minified by terser (pinned in package.json; exports and globals keep their names),
+// and index.html's integrity for the page's files follows.
 //
 // A debug build (`cargo xtask dev`, plain `trunk serve`) gets no service worker: the
 // registration is taken out of index.html and sw.js stays the unprocessed copy, which, if a
@@ -26,6 +28,7 @@
 import { createHash } from "node:crypto";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { minify } from "terser";
 
 const STAGING = process.env.TRUNK_STAGING_DIR;
 if (!STAGING) fail("TRUNK_STAGING_DIR is not set: run this as a Trunk hook (see Trunk.toml)");
@@ -86,21 +89,46 @@ function minifyCss(bare) {
     .trim();
 }
 
-// In a release build the staged stylesheet is minified, and index.html's integrity for it (Trunk
-// computed it from the unminified file) follows.
+/** Writes the smaller `small` over the staged `path` and points index.html's integrity for it
+ * (Trunk computed it from the file as built) at the new content. */
+async function replaceStaged(full, path, small) {
+  await writeFile(full, small);
+  const integrity = `sha384-${createHash("sha384").update(small).digest("base64")}`;
+  const link = new RegExp(`(href="/${path.replace(/[.]/g, "[.]")}"[^>]*? integrity=")sha384-[^"]+"`);
+  if (!link.test(html)) fail(`index.html has no integrity for ${path} to update`);
+  html = html.replace(link, `$1${integrity}"`);
+}
+
+// In a release build the staged stylesheet and the app's js are minified.
 if (!development) {
   for await (const full of walk(STAGING)) {
     const path = relative(STAGING, full).split(sep).join("/");
-    if (roleOf(path) !== "css") continue;
-    const bare = (await readFile(full, "utf8")).replace(CSS_COMMENT, "");
-    const strings = bare.match(/"[^"]*"|'[^']*'/g) ?? [];
-    if (strings.some((s) => /\s\s|\/\*|[{};]/.test(s))) fail(`${path} has a string that minifying would change`);
-    const small = minifyCss(bare);
-    await writeFile(full, small);
-    const integrity = `sha384-${createHash("sha384").update(small).digest("base64")}`;
-    const link = new RegExp(`(href="/${path.replace(/[.]/g, "[.]")}" integrity=")sha384-[^"]+"`);
-    if (!link.test(html)) fail(`index.html has no integrity for ${path} to update`);
-    html = html.replace(link, `$1${integrity}"`);
+    const role = roleOf(path);
+    if (role === "css") {
+      const bare = (await readFile(full, "utf8")).replace(CSS_COMMENT, "");
+      const strings = bare.match(/"[^"]*"|'[^']*'/g) ?? [];
+      if (strings.some((s) => /\s\s|\/\*|[{};]/.test(s))) fail(`${path} has a string that minifying would change`);
+      await replaceStaged(full, path, minifyCss(bare));
+    } else if (role === "app-js") {
+      const source = await readFile(full, "utf8");
+      // The offline page (crates/export/src/package.rs) starts the glue inline by its init's name.
+      const options = { module: true, ecma: 2020, compress: { passes: 2 }, mangle: { reserved: ["__wbg_init", "initSync"] } };
+      const result = await minify(source, options).catch((error) =>
+        fail(`terser could not minify ${path}: ${error.message}`),
+      );
+      if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
+      if (!result.code.includes("function __wbg_init(")) fail(`${path} lost its __wbg_init when minified`);
+      await replaceStaged(full, path, result.code);
+    } else if (role === "on_demand" && /^aula-(worker|files)\.js$/.test(path)) {
+      // A worker's glue is a classic script that defines the global `wasm_bindgen` its loader
+      // calls; top-level names are not mangled. Its sha256 in app-shell.json is taken below.
+      const source = await readFile(full, "utf8");
+      const result = await minify(source, { compress: { passes: 2 } }).catch((error) =>
+        fail(`terser could not minify ${path}: ${error.message}`),
+      );
+      if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
+      await writeFile(full, result.code);
+    }
   }
 }
 

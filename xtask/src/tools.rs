@@ -22,6 +22,8 @@ pub const PLAYWRIGHT_CORE_VERSION: &str = "1.65.1";
 pub const PDFJS_DIST_VERSION: &str = "6.5.438";
 /// The SCORM runtime the SCORM export is tested under (tests/e2e/scorm.test.mjs).
 pub const SCORM_AGAIN_VERSION: &str = "3.4.3";
+/// Minifies the app's js in a release build (web/precache.mjs).
+pub const TERSER_VERSION: &str = "5.51.4";
 pub const WASM_TARGET: &str = "wasm32-unknown-unknown";
 pub const CHROMIUM: &str = "/usr/bin/chromium";
 pub const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
@@ -254,15 +256,17 @@ fn npm_package_version(name: &str) -> Option<String> {
 }
 
 fn npm_tools() -> Result<()> {
-    let step = Step::start("npm (wasm-opt, playwright, pdf.js, scorm-again)");
+    let step = Step::start("npm (wasm-opt, playwright, pdf.js, scorm-again, terser)");
     let binaryen = npm_package_version("binaryen");
     let playwright = npm_package_version("playwright-core");
     let pdfjs = npm_package_version("pdfjs-dist");
     let scorm = npm_package_version("scorm-again");
+    let terser = npm_package_version("terser");
     if binaryen.as_deref() == Some(BINARYEN_VERSION)
         && playwright.as_deref() == Some(PLAYWRIGHT_CORE_VERSION)
         && pdfjs.as_deref() == Some(PDFJS_DIST_VERSION)
         && scorm.as_deref() == Some(SCORM_AGAIN_VERSION)
+        && terser.as_deref() == Some(TERSER_VERSION)
     {
         step.skipped("node_modules matches package-lock.json");
         return Ok(());
@@ -386,6 +390,7 @@ mod tests {
             ("playwright-core", PLAYWRIGHT_CORE_VERSION),
             ("pdfjs-dist", PDFJS_DIST_VERSION),
             ("scorm-again", SCORM_AGAIN_VERSION),
+            ("terser", TERSER_VERSION),
         ] {
             assert!(
                 manifest.contains(&format!("\"{name}\": \"{version}\"")),

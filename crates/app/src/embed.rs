@@ -18,10 +18,10 @@
 //! `crates/export/assets/`) finds the LMS's API, turns these events into `cmi.*` values, and
 //! hands a saved bookmark back with `restore`. The offline page inlines the styles, the course,
 //! the page's script and the WebAssembly as base64, and starts from those bytes, since a
-//! `file://` page cannot fetch (`aula_export::player`).
+//! `file://` page cannot fetch (`aula_export::package`).
 
 use aula_course::Course;
-use aula_export::player::PackageConfig;
+use aula_export::package::PackageConfig;
 use aula_player::progress::{Progress, ProgressRules, Score};
 use aula_player::{Command, PlayState};
 use leptos::prelude::*;
@@ -29,7 +29,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::classroom::{Classroom, Session};
+use crate::classroom::{Classroom, Lecture};
 use crate::i18n::*;
 
 /// Where the embedded player's course comes from.
@@ -119,7 +119,7 @@ async fn load(source: CourseSource) -> Result<Course, String> {
                 // A bundle: the worker checks and opens it.
                 let (tx, rx) = futures_channel::oneshot::channel();
                 let job = aula_export::wire::FileJob::Import { existing: Vec::new() };
-                crate::ai::file_job(&job, Some(&bytes), move |report, _| {
+                crate::workers::file_job(&job, Some(&bytes), move |report, _| {
                     let _ = tx.send(report);
                 });
                 let report = rx.await.map_err(|_| "The course could not be opened.".to_string())?;
@@ -205,7 +205,7 @@ fn state_name(state: PlayState) -> &'static str {
 
 /// Reports the session to the host page and obeys its commands; renders nothing.
 #[component]
-pub fn HostBridge(session: Session, rules: ProgressRules) -> impl IntoView {
+pub fn HostBridge(session: Lecture, rules: ProgressRules) -> impl IntoView {
     let progress = StoredValue::new(session.course(Progress::new));
     let completed_sent = StoredValue::new(false);
     let event = move |kind: &'static str| {

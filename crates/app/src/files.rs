@@ -3,7 +3,7 @@
 //! saves what it imported in one write, and hands exports to the browser as downloads.
 //!
 //! Each export or import is one job for the files worker (`crates/files`), started on first use
-//! by the same client as the AI worker (`crate::ai::file_job`): the job as JSON with the file's
+//! by the same client as the AI worker (`crate::workers::file_job`): the job as JSON with the file's
 //! bytes, one report back with the export's bytes. An import is checked whole in the worker, so
 //! the page stores a course only when all of it is good, and the library never holds half a
 //! course.
@@ -121,7 +121,7 @@ pub fn ExportPanel(course_id: String) -> impl IntoView {
                 exported_at: unix_ms(),
                 app_version: APP_VERSION.into(),
             };
-            crate::ai::file_job(&job, None, move |report, bytes| {
+            crate::workers::file_job(&job, None, move |report, bytes| {
                 let outcome = match (report.error.clone(), bytes) {
                     (Some(error), _) => Err(error),
                     (None, Some(bytes)) => {
@@ -189,7 +189,7 @@ async fn import(file: web_sys::File, i18n: I18n) -> Result<String, String> {
         .await
         .map_err(|e| e.to_string())?;
     let (tx, rx) = futures_channel::oneshot::channel();
-    crate::ai::file_job(
+    crate::workers::file_job(
         &FileJob::Import { existing },
         Some(&bytes),
         move |report, _| {

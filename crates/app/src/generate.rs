@@ -1,7 +1,9 @@
 //! Course generation on the page: what the learner asked for and how far the job got, kept in
 //! IndexedDB (`jobs/<course id>`, a [`GenerationFile`]) after every report, and a live view per
 //! course that the progress page and the classroom both read. The work itself runs in the AI
-//! worker (`aula_generation::run`); this module starts it, steers it, and stores what it sends:
+//! worker (`aula_generation::run`), and what each report changes is decided by
+//! `aula_generation::progress` (host-tested); this module starts the job, steers it, and stores
+//! what that fold says to store:
 //! the job record (so a reload resumes without redoing a finished task) and the course as far as
 //! it is written (so the classroom plays the first scene while the rest are written).
 //!
@@ -30,155 +32,16 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use aula_generation::job::JobRecord;
 use aula_generation::outline::{normalize, CourseRequest, Outline};
-use aula_generation::run::CallPhase;
-use aula_generation::wire::{GenJob, GenOp, GenReport};
+use aula_generation::progress::Applied;
+pub use aula_generation::progress::{GenView, GenerationFile, SceneProgress, Status};
+use aula_generation::wire::{GenJob, GenOp, GenReport, ReportEvent};
 use aula_storage::{get_json, put_json, Collection, Store};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
-use crate::ai;
 use crate::connection::{usable_connection, Role, Unusable};
 use crate::library::open_store;
-
-/// Where a generation stands, as saved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Status {
-    /// The outline is being written.
-    #[default]
-    Outlining,
-    /// The outline waits for the learner's edits.
-    Reviewing,
-    /// Scenes are being written.
-    Writing,
-    /// Nothing is running: every scene is ready, or some failed and wait for a retry.
-    Settled,
-    /// Stopped by the learner or by an error; it can go on from the record.
-    Stopped,
-}
-
-impl Status {
-    /// The status's name, as stored (for `data-status`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Status::Outlining => "outlining",
-            Status::Reviewing => "reviewing",
-            Status::Writing => "writing",
-            Status::Settled => "settled",
-            Status::Stopped => "stopped",
-        }
-    }
-}
-
-/// A generation as stored in the `jobs` collection under its course's id.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GenerationFile {
-    pub course_id: String,
-    pub request: CourseRequest,
-    #[serde(default)]
-    pub outline: Option<Outline>,
-    #[serde(default)]
-    pub record: JobRecord,
-    /// Unix ms.
-    pub created_at: u64,
-    #[serde(default)]
-    pub status: Status,
-    /// Why it stopped, when an error stopped it.
-    #[serde(default)]
-    pub error: String,
-    /// Time spent generating in earlier visits.
-    #[serde(default)]
-    pub elapsed_ms: f64,
-    /// The learner wants to edit the outline before the scenes are written.
-    #[serde(default)]
-    pub review: bool,
-}
-
-/// What the progress page and the classroom show of one course's generation.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct GenView {
-    pub file: Option<GenerationFile>,
-    /// Scenes seen while the outline streams: (kind, title).
-    pub preview: Vec<(String, String)>,
-    /// Each outline scene's state: `waiting`, `scripting`, `ready`, `failed`.
-    pub states: Vec<String>,
-    /// Tasks running now.
-    pub running: Vec<String>,
-    /// How each running task's call is going: (task, phase, tokens so far, ms since sent).
-    pub live: Vec<(String, CallPhase, u64, u64)>,
-    pub tokens: u64,
-    /// The worker's job, while one runs.
-    pub job: Option<u32>,
-    /// Page time when this visit's run started.
-    pub run_started: Option<f64>,
-    /// Bumped every time a new version of the course is stored.
-    pub course_version: u32,
-    pub loaded: bool,
-}
-
-impl GenView {
-    /// Scenes ready to play.
-    pub fn ready(&self) -> usize {
-        self.states.iter().filter(|s| *s == "ready").count()
-    }
-
-    pub fn status(&self) -> Status {
-        self.file.as_ref().map(|f| f.status).unwrap_or_default()
-    }
-
-    pub fn error(&self) -> &str {
-        self.file.as_ref().map(|f| f.error.as_str()).unwrap_or("")
-    }
-
-    /// The state of scene `i`, with a running task shown as `writing`.
-    pub fn scene_state(&self, i: usize) -> String {
-        let state = self
-            .states
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| "waiting".into());
-        let id = self
-            .file
-            .as_ref()
-            .and_then(|f| f.outline.as_ref())
-            .and_then(|o| o.scenes.get(i))
-            .map(|s| s.id.clone());
-        let running = id.is_some_and(|id| {
-            self.running
-                .iter()
-                .any(|t| t.starts_with(&format!("{id}/")))
-        });
-        if running && state != "ready" {
-            "writing".into()
-        } else {
-            state
-        }
-    }
-
-    /// The running call of scene `i`, if one runs: its task, phase, tokens and time so far.
-    pub fn live_call(&self, i: usize) -> Option<&(String, CallPhase, u64, u64)> {
-        let id = self
-            .file
-            .as_ref()?
-            .outline
-            .as_ref()?
-            .scenes
-            .get(i)?
-            .id
-            .clone();
-        let prefix = format!("{id}/");
-        self.live
-            .iter()
-            .find(|(task, ..)| task.starts_with(&prefix))
-    }
-
-    pub fn elapsed_ms(&self, now: f64) -> f64 {
-        let before = self.file.as_ref().map(|f| f.elapsed_ms).unwrap_or(0.0);
-        before + self.run_started.map(|s| now - s).unwrap_or(0.0)
-    }
-}
+use crate::workers;
 
 thread_local! {
     static VIEWS: RefCell<HashMap<String, RwSignal<GenView>>> = RefCell::new(HashMap::new());
@@ -216,14 +79,7 @@ pub async fn load_file(course_id: &str) -> Result<Option<GenerationFile>, String
 /// shows does not change, so nothing is notified.
 pub fn checkpoint_clock(view: RwSignal<GenView>) {
     let mut file = None;
-    view.update_untracked(|v| {
-        if let (Some(_), Some(started), Some(f)) = (&v.job, v.run_started, v.file.as_mut()) {
-            let now = crate::now_ms();
-            f.elapsed_ms += now - started;
-            v.run_started = Some(now);
-            file = Some(f.clone());
-        }
-    });
+    view.update_untracked(|v| file = v.bank_clock(crate::now_ms()));
     if let Some(file) = file {
         save_file(file);
     }
@@ -270,17 +126,7 @@ pub fn unusable_reason(why: Unusable) -> String {
 pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, String> {
     let endpoint = generation_endpoint().await?;
     let now = js_sys::Date::now() as u64;
-    let file = GenerationFile {
-        course_id: format!("gen-{now}"),
-        request,
-        outline: None,
-        record: JobRecord::default(),
-        created_at: now,
-        status: Status::Outlining,
-        error: String::new(),
-        elapsed_ms: 0.0,
-        review,
-    };
+    let file = GenerationFile::new(format!("gen-{now}"), request, now, review);
     let store = open_store().await.map_err(|e| e.to_string())?;
     put_json(&store, Collection::Jobs, &file.course_id, &file)
         .await
@@ -301,30 +147,19 @@ pub async fn open(course_id: &str) -> Result<(), String> {
         view.update(|v| v.loaded = true);
         return Ok(());
     };
-    let states = file
-        .outline
-        .as_ref()
-        .map(|o| states_of(o, &file.record))
-        .unwrap_or_default();
     let carry_on = matches!(file.status, Status::Outlining | Status::Writing);
     view.update(|v| {
-        v.states = states;
-        v.tokens = file.record.tokens_spent;
-        v.file = Some(file.clone());
-        v.loaded = true;
+        // The page's own parts of the view (a course version seen) stay.
+        *v = GenView {
+            course_version: v.course_version,
+            ..GenView::of_file(file.clone())
+        };
     });
     if carry_on && view.with_untracked(|v| v.job.is_none()) {
         let endpoint = generation_endpoint().await?;
         launch(file, endpoint, Vec::new());
     }
     Ok(())
-}
-
-fn states_of(outline: &Outline, record: &JobRecord) -> Vec<String> {
-    aula_generation::assemble::scene_states(outline, record)
-        .into_iter()
-        .map(|s| s.name().to_string())
-        .collect()
 }
 
 /// After the learner edited the outline (or skipped editing): write the scenes.
@@ -370,7 +205,7 @@ pub async fn carry_on(course_id: &str) -> Result<(), String> {
 /// Stops the running generation; finished scenes stay.
 pub fn cancel(course_id: &str) {
     if let Some(job) = view_of(course_id).with_untracked(|v| v.job) {
-        ai::steer_generation(job, GenOp::Cancel, Vec::new());
+        workers::steer_generation(job, GenOp::Cancel, Vec::new());
     }
 }
 
@@ -378,7 +213,7 @@ pub fn cancel(course_id: &str) {
 pub async fn redo(course_id: &str, task: String) -> Result<(), String> {
     let view = view_of(course_id);
     if let Some(job) = view.with_untracked(|v| v.job) {
-        ai::steer_generation(job, GenOp::Retry, vec![task]);
+        workers::steer_generation(job, GenOp::Retry, vec![task]);
         return Ok(());
     }
     let Some(mut file) = view.with_untracked(|v| v.file.clone()) else {
@@ -476,95 +311,25 @@ fn launch(file: GenerationFile, (endpoint, limits): Writer, redo: Vec<String>) {
             v.preview.clear();
         }
     });
-    let id = ai::generate(job, move |report| on_report(view, outline_only, report));
+    let id = workers::generate(job, move |report| on_report(view, outline_only, report));
     view.update(|v| v.job = Some(id));
 }
 
 fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
-    let mut save = false;
-    let mut course = None;
-    view.update(|v| {
-        let Some(file) = v.file.as_mut() else {
-            return;
-        };
-        if !report.record.is_empty() {
-            if let Ok(record) = serde_json::from_str::<JobRecord>(&report.record) {
-                file.record = record;
-            }
-        }
-        match report.event.as_str() {
-            "outline_scene" => v.preview.push((report.task.clone(), report.text.clone())),
-            "outline" => {
-                if let Ok(outline) = serde_json::from_str::<Outline>(&report.outline) {
-                    v.states = vec!["waiting".into(); outline.scenes.len()];
-                    file.outline = Some(outline);
-                    file.record.tokens_spent = report.tokens;
-                    file.status = if outline_only {
-                        Status::Reviewing
-                    } else {
-                        Status::Writing
-                    };
-                    save = true;
-                }
-            }
-            "started" => v.running.push(report.task.clone()),
-            "progress" => {
-                if let Some(phase) = report.phase {
-                    v.live.retain(|(task, ..)| *task != report.task);
-                    v.live
-                        .push((report.task.clone(), phase, report.tokens, report.elapsed_ms));
-                }
-            }
-            "finished" | "failed" => {
-                v.running.retain(|t| *t != report.task);
-                v.live.retain(|(task, ..)| *task != report.task);
-                save = true;
-                if !report.course.is_empty() {
-                    course = Some((file.course_id.clone(), report.course.clone()));
-                }
-            }
-            "note" => leptos::logging::log!("generation: {}", report.text),
-            "settled" => {
-                v.running.clear();
-                v.live.clear();
-                v.job = None;
-                let now = crate::now_ms();
-                file.elapsed_ms += v.run_started.take().map(|s| now - s).unwrap_or(0.0);
-                if !report.text.is_empty() {
-                    file.status = Status::Stopped;
-                    file.error = report.text.clone();
-                } else if report.cancelled {
-                    file.status = Status::Stopped;
-                } else if file.status != Status::Reviewing {
-                    file.status = Status::Settled;
-                    file.error.clear();
-                }
-                save = true;
-            }
-            _ => {}
-        }
-        if !report.states.is_empty() {
-            v.states = report.states.clone();
-        }
-        if report.tokens > 0 && report.event != "progress" {
-            v.tokens = report.tokens;
-        }
-        // The time spent so far goes into the file with every save, so the clock carries on
-        // from there after a reload instead of starting again.
-        if save && v.job.is_some() {
-            if let Some(started) = v.run_started {
-                let now = crate::now_ms();
-                file.elapsed_ms += now - started;
-                v.run_started = Some(now);
-            }
-        }
-    });
-    if save {
-        if let Some(file) = view.with_untracked(|v| v.file.clone()) {
+    if report.event == ReportEvent::Note {
+        leptos::logging::log!("generation: {}", report.text);
+    }
+    let mut applied = Default::default();
+    view.update(|v| applied = v.apply(&report, outline_only, crate::now_ms()));
+    let Applied { save, course } = applied;
+    let file = view.with_untracked(|v| v.file.clone());
+    if let Some(file) = file {
+        let course_id = file.course_id.clone();
+        if save {
             save_file(file);
         }
-    }
-    if let Some((course_id, json)) = course {
-        save_course(course_id, json, view);
+        if let Some(json) = course {
+            save_course(course_id, json, view);
+        }
     }
 }

@@ -6,7 +6,6 @@
 //! host builds of the workspace skip it.
 #![cfg(target_arch = "wasm32")]
 
-mod ai;
 mod classroom;
 mod connection;
 mod embed;
@@ -20,6 +19,7 @@ mod router;
 mod samples;
 mod shell;
 mod vault;
+mod workers;
 
 /// The page's monotonic clock, in milliseconds.
 pub(crate) fn now_ms() -> f64 {

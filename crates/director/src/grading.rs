@@ -13,7 +13,10 @@
 use std::fmt;
 use std::fmt::Write as _;
 
-use aula_course::scene::ShortAnswer;
+use std::collections::BTreeMap;
+
+use aula_course::quiz::{grade, Answer, Grade};
+use aula_course::scene::{QuizQuestion, ShortAnswer};
 use aula_course::Course;
 use aula_providers::budget::text_tokens;
 use aula_providers::{ChatMessage, ChatRequest, JsonSchema};
@@ -268,10 +271,99 @@ pub fn parse_grade(reply: &str, points: u32) -> Result<TeacherGrade, GradingErro
     })
 }
 
+/// Where the teacher's grading of one short answer stands in a quiz attempt.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TeacherMark {
+    /// Its call is out.
+    Grading,
+    Graded(TeacherGrade),
+    /// The learner marks it against the model answer, and this is why the teacher did not.
+    SelfMark(NoTeacher),
+}
+
+/// Why the teacher did not grade a short answer (the page says it in the learner's language).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoTeacher {
+    /// The quiz plays inside an LMS or an offline file: no provider to grade with.
+    Embedded,
+    /// No AI provider is connected.
+    NotSetUp,
+    /// The key is locked with a passphrase.
+    Locked,
+    /// The provider settings or the call failed, or the reply was refused: why.
+    Failed(String),
+}
+
+impl TeacherMark {
+    /// The mark a finished grading call gives: the grade, or self-marking with the reason the
+    /// reply was refused.
+    pub fn of_reply(reply: &str, points: u32) -> TeacherMark {
+        match parse_grade(reply, points) {
+            Ok(grade) => TeacherMark::Graded(grade),
+            Err(why) => TeacherMark::SelfMark(NoTeacher::Failed(why.to_string())),
+        }
+    }
+}
+
+/// The short answers of an attempt that go to the teacher: (question id, points, request), in
+/// the quiz's order.
+pub fn answers_to_grade(
+    course: &Course,
+    questions: &[QuizQuestion],
+    answers: &BTreeMap<String, Answer>,
+) -> Vec<(String, u32, ChatRequest)> {
+    questions
+        .iter()
+        .filter_map(|q| match (q, answers.get(q.id())) {
+            (QuizQuestion::Short(q), Some(Answer::Short(text))) => {
+                Some((q.id.clone(), q.points, grading_request(course, q, text)))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Every question's grade in an attempt: choice questions by code; a short answer by the
+/// teacher's score (capped at its points; nothing while grading), else by the learner's own
+/// mark. An unanswered question earns nothing.
+pub fn quiz_grades(
+    questions: &[QuizQuestion],
+    answers: &BTreeMap<String, Answer>,
+    self_marked: &BTreeMap<String, bool>,
+    teacher: &BTreeMap<String, TeacherMark>,
+) -> BTreeMap<String, Grade> {
+    questions
+        .iter()
+        .map(|q| {
+            let mut g = answers.get(q.id()).map(|a| grade(q, a)).unwrap_or(Grade {
+                correct: Some(false),
+                earned: 0,
+                possible: q.points(),
+            });
+            if g.correct.is_none() {
+                let own = self_marked.get(q.id()).copied().unwrap_or(false);
+                g.earned = match teacher.get(q.id()) {
+                    Some(TeacherMark::Graded(grade)) => grade.score.min(g.possible),
+                    Some(TeacherMark::Grading) => 0,
+                    _ if own => g.possible,
+                    _ => 0,
+                };
+            }
+            (q.id().to_owned(), g)
+        })
+        .collect()
+}
+
+/// The attempt's score: (earned, possible).
+pub fn quiz_score(grades: &BTreeMap<String, Grade>) -> (u32, u32) {
+    grades
+        .values()
+        .fold((0, 0), |(e, p), g| (e + g.earned, p + g.possible))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use aula_course::scene::QuizQuestion;
     use aula_course::SceneContent;
     use proptest::prelude::*;
 
@@ -295,6 +387,124 @@ mod tests {
                 _ => None,
             })
             .expect("the sample has a short-answer question")
+    }
+
+    /// The sample's quiz with a short-answer question, and its questions.
+    fn quiz_questions(course: &Course) -> Vec<QuizQuestion> {
+        course
+            .scenes
+            .iter()
+            .find_map(|s| match &s.content {
+                SceneContent::Quiz(quiz)
+                    if quiz
+                        .questions
+                        .iter()
+                        .any(|q| matches!(q, QuizQuestion::Short(_))) =>
+                {
+                    Some(quiz.questions.clone())
+                }
+                _ => None,
+            })
+            .expect("the sample has a quiz with a short answer")
+    }
+
+    /// A right answer to every choice question and `short` to every short one.
+    fn answers(questions: &[QuizQuestion], short: &str) -> BTreeMap<String, Answer> {
+        questions
+            .iter()
+            .map(|q| {
+                let answer = match q {
+                    QuizQuestion::Single(q) => Answer::Single(q.answer.clone()),
+                    QuizQuestion::Multiple(q) => Answer::Multiple(q.answers.clone()),
+                    QuizQuestion::Short(_) => Answer::Short(short.into()),
+                };
+                (q.id().to_owned(), answer)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_answered_short_questions_go_to_the_teacher_in_the_quizs_order() {
+        let course = sample("transformer-en.json");
+        let questions = quiz_questions(&course);
+        let all = answers(&questions, "It weighs every word against the others.");
+        let sent = answers_to_grade(&course, &questions, &all);
+        let shorts: Vec<&str> = questions
+            .iter()
+            .filter(|q| matches!(q, QuizQuestion::Short(_)))
+            .map(|q| q.id())
+            .collect();
+        assert_eq!(
+            sent.iter().map(|(id, ..)| id.as_str()).collect::<Vec<_>>(),
+            shorts
+        );
+        assert!(sent[0].2.messages[0]
+            .content
+            .contains("It weighs every word"));
+        assert!(answers_to_grade(&course, &questions, &BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn a_quiz_scores_choices_by_code_and_short_answers_by_the_teacher_or_the_learner() {
+        let course = sample("transformer-en.json");
+        // The choice questions and one short answer.
+        let mut questions = quiz_questions(&course);
+        let short = questions
+            .iter()
+            .find(|q| matches!(q, QuizQuestion::Short(_)))
+            .unwrap();
+        let (id, points) = (short.id().to_owned(), short.points());
+        questions.retain(|q| !matches!(q, QuizQuestion::Short(_)) || q.id() == id);
+        let all = answers(&questions, "An answer.");
+        let possible: u32 = questions.iter().map(QuizQuestion::points).sum();
+        let choices = possible - points;
+        let unmarked = BTreeMap::new();
+        let none: BTreeMap<String, TeacherMark> = BTreeMap::new();
+        let score = |own: &BTreeMap<String, bool>, teacher: &BTreeMap<String, TeacherMark>| {
+            quiz_score(&quiz_grades(&questions, &all, own, teacher))
+        };
+        // Not marked: the short answer earns nothing.
+        assert_eq!(score(&unmarked, &none), (choices, possible));
+        let own = BTreeMap::from([(id.clone(), true)]);
+        assert_eq!(score(&own, &none), (possible, possible));
+        // The teacher's score wins over the learner's mark, capped at the points; while grading
+        // it earns nothing.
+        let graded = |score| {
+            BTreeMap::from([(
+                id.clone(),
+                TeacherMark::Graded(TeacherGrade {
+                    score,
+                    feedback: "Good.".into(),
+                }),
+            )])
+        };
+        assert_eq!(score(&own, &graded(0)), (choices, possible));
+        assert_eq!(score(&unmarked, &graded(points + 5)), (possible, possible));
+        let grading = BTreeMap::from([(id.clone(), TeacherMark::Grading)]);
+        assert_eq!(score(&own, &grading), (choices, possible));
+        // Self-marking after the teacher could not grade counts the learner's mark.
+        let refused = BTreeMap::from([(id.clone(), TeacherMark::SelfMark(NoTeacher::Embedded))]);
+        assert_eq!(score(&own, &refused), (possible, possible));
+        // Unanswered questions earn nothing.
+        assert_eq!(
+            quiz_score(&quiz_grades(&questions, &BTreeMap::new(), &own, &none)).0,
+            0
+        );
+    }
+
+    #[test]
+    fn a_grading_reply_becomes_a_grade_or_self_marking_with_the_reason() {
+        assert_eq!(
+            TeacherMark::of_reply(r#"{"score": 1, "feedback": "Right."}"#, 2),
+            TeacherMark::Graded(TeacherGrade {
+                score: 1,
+                feedback: "Right.".into()
+            })
+        );
+        match TeacherMark::of_reply("no grade here", 2) {
+            TeacherMark::SelfMark(NoTeacher::Failed(why)) => assert!(why.contains("JSON"), "{why}"),
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -26,7 +26,7 @@
 pub mod base64;
 pub mod bundle;
 pub mod maic;
-pub mod player;
+pub mod package;
 pub mod pptx;
 pub mod wire;
 pub mod zip;

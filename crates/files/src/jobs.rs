@@ -4,7 +4,7 @@
 //! `aula_export`; this module fetches the player's own files and moves bytes.
 
 use aula_export::bundle::{write_bundle, CourseFiles, ImportError};
-use aula_export::player::{offline_html, scorm_package, AppShell, PlayerFiles, ScormVersion};
+use aula_export::package::{offline_html, scorm_package, AppShell, PlayerFiles, ScormVersion};
 use aula_export::wire::{file_stem, import_file, ExportFormat, FileJob, FileReport};
 use aula_export::zip::ZipLimits;
 use js_sys::{Object, Reflect, Uint8Array};

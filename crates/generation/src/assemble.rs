@@ -3,16 +3,15 @@
 //! join it as they finish.
 
 use aula_course::FORMAT_VERSION;
-use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::job::JobRecord;
 use crate::outline::{CourseRequest, Outline};
 use crate::{actions_task, content_task};
 
-/// Where one scene of the outline stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// Where one scene of the outline stands in the job record (the progress page refines it with
+/// what runs now: `progress::SceneProgress`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SceneState {
     /// Nothing of it is written yet.
     Waiting,
@@ -22,18 +21,6 @@ pub enum SceneState {
     Ready,
     /// A step of it gave up; it has a retry.
     Failed,
-}
-
-impl SceneState {
-    /// The state's name on the wire and in the page (`waiting`, `scripting`, `ready`, `failed`).
-    pub fn name(self) -> &'static str {
-        match self {
-            SceneState::Waiting => "waiting",
-            SceneState::Scripting => "scripting",
-            SceneState::Ready => "ready",
-            SceneState::Failed => "failed",
-        }
-    }
 }
 
 /// The state of every outline scene, in order.

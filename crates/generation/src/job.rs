@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 
 use serde::{Deserialize, Serialize};
 
-use crate::{Progress, TaskGraph};
+use crate::{TaskGraph, TaskStates};
 
 /// How often, and how patiently, a failing task is tried again by itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,7 +124,7 @@ pub struct Job<T> {
     policy: RetryPolicy,
     limit: NonZeroUsize,
     token_budget: Option<u64>,
-    progress: Progress,
+    progress: TaskStates,
     record: JobRecord,
     /// Failed tries so far, per task (reset by a manual retry).
     attempts: BTreeMap<String, u32>,
@@ -139,7 +139,7 @@ impl<T> Job<T> {
         let mut record = record;
         record.finished.retain(|id, _| graph.task(id).is_some());
         record.failed.retain(|id, _| graph.task(id).is_some());
-        let progress = Progress {
+        let progress = TaskStates {
             finished: record.finished.keys().cloned().collect(),
             failed: record.failed.keys().cloned().collect(),
             running: Default::default(),
@@ -171,7 +171,7 @@ impl<T> Job<T> {
         &self.graph
     }
 
-    pub fn progress(&self) -> &Progress {
+    pub fn progress(&self) -> &TaskStates {
         &self.progress
     }
 

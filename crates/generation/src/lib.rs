@@ -64,13 +64,13 @@ pub enum GraphError {
 
 /// Where the work stands: what has finished, failed, or is running now.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Progress {
+pub struct TaskStates {
     pub finished: HashSet<String>,
     pub failed: HashSet<String>,
     pub running: HashSet<String>,
 }
 
-impl Progress {
+impl TaskStates {
     fn is_touched(&self, id: &str) -> bool {
         self.finished.contains(id) || self.failed.contains(id) || self.running.contains(id)
     }
@@ -165,7 +165,7 @@ impl<T> TaskGraph<T> {
 
     /// The tasks that may start now: not started, every dependency finished, and no more than
     /// `limit` running at once (counting those already running). In topological order.
-    pub fn ready(&self, progress: &Progress, limit: NonZeroUsize) -> Vec<&Task<T>> {
+    pub fn ready(&self, progress: &TaskStates, limit: NonZeroUsize) -> Vec<&Task<T>> {
         let room = limit.get().saturating_sub(progress.running.len());
         self.topological_order()
             .filter(|task| !progress.is_touched(&task.id))
@@ -179,7 +179,7 @@ impl<T> TaskGraph<T> {
     }
 
     /// Tasks that can never run because something they depend on, directly or not, failed.
-    pub fn blocked(&self, progress: &Progress) -> Vec<&Task<T>> {
+    pub fn blocked(&self, progress: &TaskStates) -> Vec<&Task<T>> {
         let mut doomed = vec![false; self.tasks.len()];
         let mut out = Vec::new();
         for &i in &self.order {
@@ -197,7 +197,7 @@ impl<T> TaskGraph<T> {
     }
 
     /// Nothing is running and nothing more can start: the job is over, fully or partly.
-    pub fn is_settled(&self, progress: &Progress) -> bool {
+    pub fn is_settled(&self, progress: &TaskStates) -> bool {
         progress.running.is_empty() && self.ready(progress, NonZeroUsize::MIN).is_empty()
     }
 }
@@ -289,6 +289,7 @@ pub mod fit;
 pub mod job;
 pub mod layout;
 pub mod outline;
+pub mod progress;
 pub mod repair;
 pub mod run;
 pub mod shape;

@@ -95,12 +95,12 @@ fn duplicate_ids_are_refused() {
 #[test]
 fn tasks_without_unfinished_dependencies_are_ready_up_to_the_limit() {
     let g = lesson();
-    let none = Progress::default();
+    let none = TaskStates::default();
     assert_eq!(ids(g.ready(&none, limit(5))), ["glossary", "outline"]);
     assert_eq!(ids(g.ready(&none, limit(1))), ["glossary"]);
-    let outlined = Progress {
+    let outlined = TaskStates {
         finished: set(&["outline"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert_eq!(
         ids(g.ready(&outlined, limit(5))),
@@ -111,10 +111,10 @@ fn tasks_without_unfinished_dependencies_are_ready_up_to_the_limit() {
 #[test]
 fn running_tasks_use_up_the_limit_and_are_not_offered_again() {
     let g = lesson();
-    let p = Progress {
+    let p = TaskStates {
         finished: set(&["outline"]),
         running: set(&["intro"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert_eq!(ids(g.ready(&p, limit(2))), ["glossary"]);
     assert!(g.ready(&p, limit(1)).is_empty());
@@ -123,18 +123,18 @@ fn running_tasks_use_up_the_limit_and_are_not_offered_again() {
 #[test]
 fn a_failed_task_blocks_only_what_depends_on_it() {
     let g = lesson();
-    let p = Progress {
+    let p = TaskStates {
         finished: set(&["outline", "glossary", "intro"]),
         failed: set(&["photosynthesis"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert!(g.ready(&p, limit(5)).is_empty());
     assert_eq!(ids(g.blocked(&p)), ["quiz"]);
     assert!(g.is_settled(&p));
 
-    let p = Progress {
+    let p = TaskStates {
         failed: set(&["outline"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert_eq!(
         ids(g.ready(&p, limit(5))),
@@ -152,15 +152,15 @@ fn a_failed_task_blocks_only_what_depends_on_it() {
 #[test]
 fn a_finished_job_is_settled_with_nothing_ready() {
     let g = lesson();
-    let p = Progress {
+    let p = TaskStates {
         finished: set(&["outline", "glossary", "intro", "photosynthesis", "quiz"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert!(g.ready(&p, limit(3)).is_empty());
     assert!(g.is_settled(&p));
-    assert!(!g.is_settled(&Progress {
+    assert!(!g.is_settled(&TaskStates {
         running: set(&["outline"]),
-        ..Progress::default()
+        ..TaskStates::default()
     }));
 }
 
@@ -170,17 +170,17 @@ fn scene_contents_run_in_parallel_and_each_script_waits_only_for_its_content() {
     let g = plan_scenes(&scenes).unwrap();
     assert_eq!(g.len(), 2 * 3);
     assert_eq!(
-        ids(g.ready(&Progress::default(), limit(10))),
+        ids(g.ready(&TaskStates::default(), limit(10))),
         ["s1/content", "s2/content", "s3/content"]
     );
     assert_eq!(
-        ids(g.ready(&Progress::default(), limit(2))),
+        ids(g.ready(&TaskStates::default(), limit(2))),
         ["s1/content", "s2/content"],
         "in outline order under the limit"
     );
-    let written = Progress {
+    let written = TaskStates {
         finished: set(&["s2/content", "s3/content"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert_eq!(
         ids(g.ready(&written, limit(10))),
@@ -192,10 +192,10 @@ fn scene_contents_run_in_parallel_and_each_script_waits_only_for_its_content() {
             scene_id: "s2".into()
         })
     );
-    let failed = Progress {
+    let failed = TaskStates {
         finished: set(&["s1/content", "s3/content"]),
         failed: set(&["s2/content"]),
-        ..Progress::default()
+        ..TaskStates::default()
     };
     assert_eq!(
         ids(g.blocked(&failed)),
@@ -248,7 +248,7 @@ proptest! {
         }
 
         // Start everything ready, then finish (or fail) the oldest running task, until settled.
-        let mut p = Progress::default();
+        let mut p = TaskStates::default();
         let mut running: Vec<String> = Vec::new();
         for _ in 0..200 {
             for task in g.ready(&p, limit(cap)) {

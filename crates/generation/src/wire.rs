@@ -9,7 +9,7 @@ use std::num::NonZeroUsize;
 use aula_providers::{Endpoint, LearnerLimits, ModelLimits};
 use serde::{Deserialize, Serialize};
 
-use crate::assemble::{assemble_json, scene_states};
+use crate::assemble::assemble_json;
 use crate::job::JobRecord;
 use crate::outline::{CourseRequest, Outline};
 use crate::run::{CallPhase, GenEvent, TaskProgress};
@@ -61,15 +61,83 @@ impl GenJob {
     }
 }
 
-/// What the worker tells the page about a generation. `event` is one of `outline_scene`,
-/// `outline`, `started`, `progress`, `finished`, `failed`, `note`, `tokens`, `settled`; the other
-/// fields are filled as the event needs.
+/// What a [`GenReport`] says happened; on the wire its snake_case name, read through a string
+/// (much less code in the page than serde's enum reader).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(into = "&'static str", try_from = "String")]
+pub enum ReportEvent {
+    /// A scene of the outline streamed in (`index`, its kind in `task`, its title in `text`).
+    OutlineScene,
+    /// The outline is written (`outline`).
+    Outline,
+    Started,
+    /// A running task's call (`phase`, `tokens`, `elapsed_ms`).
+    Progress,
+    /// A task is done (`record`, and `course` when a scene became ready).
+    Finished,
+    /// A task failed (`text`, `retry_at_ms`, `record`).
+    Failed,
+    /// Something the developer may want to know (`text`).
+    #[default]
+    Note,
+    Tokens,
+    /// The run is over (`record`; `text` says why it stopped, `cancelled` if the learner did).
+    Settled,
+}
+
+impl ReportEvent {
+    const ALL: [ReportEvent; 9] = [
+        ReportEvent::OutlineScene,
+        ReportEvent::Outline,
+        ReportEvent::Started,
+        ReportEvent::Progress,
+        ReportEvent::Finished,
+        ReportEvent::Failed,
+        ReportEvent::Note,
+        ReportEvent::Tokens,
+        ReportEvent::Settled,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            ReportEvent::OutlineScene => "outline_scene",
+            ReportEvent::Outline => "outline",
+            ReportEvent::Started => "started",
+            ReportEvent::Progress => "progress",
+            ReportEvent::Finished => "finished",
+            ReportEvent::Failed => "failed",
+            ReportEvent::Note => "note",
+            ReportEvent::Tokens => "tokens",
+            ReportEvent::Settled => "settled",
+        }
+    }
+}
+
+impl From<ReportEvent> for &'static str {
+    fn from(event: ReportEvent) -> &'static str {
+        event.name()
+    }
+}
+
+impl TryFrom<String> for ReportEvent {
+    type Error = String;
+
+    fn try_from(name: String) -> Result<ReportEvent, String> {
+        ReportEvent::ALL
+            .into_iter()
+            .find(|event| event.name() == name)
+            .ok_or_else(|| format!("\"{name}\" is not a generation report this Aula knows"))
+    }
+}
+
+/// What the worker tells the page about a generation: one flat struct, its fields filled as the
+/// event needs (see [`ReportEvent`]).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct GenReport {
     /// Always `"gen"`: tells these apart from the worker's other reports.
     pub kind: String,
     pub id: u32,
-    pub event: String,
+    pub event: ReportEvent,
     #[serde(default)]
     pub task: String,
     /// A scene's title, an error or a note.
@@ -92,9 +160,6 @@ pub struct GenReport {
     /// task); empty when no scene is ready yet.
     #[serde(default)]
     pub course: String,
-    /// Each outline scene's state (`waiting`, `scripting`, `ready`, `failed`), in order.
-    #[serde(default)]
-    pub states: Vec<String>,
     /// `settled`: stopped by the learner.
     #[serde(default)]
     pub cancelled: bool,
@@ -106,11 +171,11 @@ pub struct GenReport {
 }
 
 impl GenReport {
-    pub fn new(id: u32, event: &str) -> GenReport {
+    pub fn new(id: u32, event: ReportEvent) -> GenReport {
         GenReport {
             kind: "gen".into(),
             id,
-            event: event.into(),
+            event,
             ..GenReport::default()
         }
     }
@@ -123,7 +188,7 @@ pub fn progress_report(id: u32, progress: &TaskProgress) -> GenReport {
         tokens: progress.tokens,
         phase: Some(progress.phase),
         elapsed_ms: progress.elapsed_ms,
-        ..GenReport::new(id, "progress")
+        ..GenReport::new(id, ReportEvent::Progress)
     }
 }
 
@@ -140,12 +205,6 @@ pub fn report(
     let id = job.id;
     let with_record = |mut r: GenReport| {
         r.record = serde_json::to_string(record).unwrap_or_default();
-        if let Some(outline) = outline {
-            r.states = scene_states(outline, record)
-                .into_iter()
-                .map(|s| s.name().to_string())
-                .collect();
-        }
         r.tokens = record.tokens_spent;
         r
     };
@@ -154,21 +213,21 @@ pub fn report(
             index: scene.index as u32,
             task: scene.kind.name().into(),
             text: scene.title.clone(),
-            ..GenReport::new(id, "outline_scene")
+            ..GenReport::new(id, ReportEvent::OutlineScene)
         },
         GenEvent::Outline(outline) => GenReport {
             outline: serde_json::to_string(outline).unwrap_or_default(),
             tokens: record.tokens_spent,
-            ..GenReport::new(id, "outline")
+            ..GenReport::new(id, ReportEvent::Outline)
         },
         GenEvent::Started { task } => GenReport {
             task: task.clone(),
-            ..GenReport::new(id, "started")
+            ..GenReport::new(id, ReportEvent::Started)
         },
         GenEvent::Finished { task } => {
             let mut r = with_record(GenReport {
                 task: task.clone(),
-                ..GenReport::new(id, "finished")
+                ..GenReport::new(id, ReportEvent::Finished)
             });
             if let Some(outline) = outline {
                 r.course = assemble_json(
@@ -191,22 +250,22 @@ pub fn report(
             task: task.clone(),
             text: error.clone(),
             retry_at_ms: retry_at_ms.unwrap_or(0.0),
-            ..GenReport::new(id, "failed")
+            ..GenReport::new(id, ReportEvent::Failed)
         }),
         GenEvent::Note { task, note } => GenReport {
             task: task.clone(),
             text: note.clone(),
-            ..GenReport::new(id, "note")
+            ..GenReport::new(id, ReportEvent::Note)
         },
         GenEvent::Progress(progress) => progress_report(id, progress),
         GenEvent::Tokens(tokens) => GenReport {
             tokens: *tokens,
-            ..GenReport::new(id, "tokens")
+            ..GenReport::new(id, ReportEvent::Tokens)
         },
         GenEvent::Settled { cancelled, fatal } => with_record(GenReport {
             text: fatal.clone().unwrap_or_default(),
             cancelled: *cancelled,
-            ..GenReport::new(id, "settled")
+            ..GenReport::new(id, ReportEvent::Settled)
         }),
     }
 }

@@ -1,5 +1,5 @@
 //! The player: the course-level playback state machine. It walks a course scene by scene over
-//! each scene's resolved [`Timeline`], decides what is spoken and when (through the [`Speech`]
+//! each scene's resolved [`Timeline`], decides what is spoken and when (through the [`Narrator`]
 //! port, as [`Output`]s), holds the script for speech, discussions and learners, and says what
 //! the view shows as a [`Stage`], a pure fold over the timeline, so seeking rebuilds the
 //! whiteboard and the effects exactly.
@@ -58,13 +58,13 @@ pub const SCENE_BEAT_MS: f64 = 1500.0;
 /// A voice. Implemented by the app over Web Speech, and by a recorder in tests. When an
 /// utterance has been spoken (or failed), the caller reports it with
 /// [`CoursePlayer::speech_ended`]; a cancelled one needs no report.
-pub trait Speech {
-    fn speak(&mut self, utterance: &Utterance);
+pub trait Narrator {
+    fn speak(&mut self, utterance: &SpokenLine);
     fn cancel(&mut self);
 }
 
 /// Hands the speech outputs of one call to `speech`, in order.
-pub fn perform_speech(outputs: &[Output], speech: &mut dyn Speech) {
+pub fn perform_speech(outputs: &[Output], speech: &mut dyn Narrator) {
     for output in outputs {
         match output {
             Output::Speak(utterance) => speech.speak(utterance),
@@ -76,7 +76,7 @@ pub fn perform_speech(outputs: &[Output], speech: &mut dyn Speech) {
 
 /// One sentence to say aloud.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Utterance {
+pub struct SpokenLine {
     /// Unique for the player's life; reported back to [`CoursePlayer::speech_ended`].
     pub id: u64,
     pub text: String,
@@ -144,7 +144,7 @@ pub enum Command {
 /// What the caller must do, in order.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Output {
-    Speak(Utterance),
+    Speak(SpokenLine),
     CancelSpeech,
     SceneChanged(usize),
     StateChanged(PlayState),
@@ -438,7 +438,7 @@ impl CoursePlayer {
         self.finish(out)
     }
 
-    /// Utterance `utterance_id` has been spoken (or failed to be). Stale ids are ignored.
+    /// SpokenLine `utterance_id` has been spoken (or failed to be). Stale ids are ignored.
     pub fn speech_ended(&mut self, utterance_id: u64, now_ms: f64) -> Vec<Output> {
         self.fresh = false;
         let mut out = Vec::new();
@@ -742,7 +742,7 @@ impl CoursePlayer {
         let Some(text) = sentence_windows(seg).and_then(|w| w.get(sentence).map(|w| w.text)) else {
             return;
         };
-        let utterance = Utterance {
+        let utterance = SpokenLine {
             id: self.next_utterance,
             text: text.to_string(),
             lang: self.course.language.clone(),

@@ -1146,8 +1146,8 @@ fn an_empty_course_ends_when_played() {
 fn speech_outputs_are_handed_to_the_speech_port_in_order() {
     #[derive(Default)]
     struct Recorder(Vec<String>);
-    impl Speech for Recorder {
-        fn speak(&mut self, utterance: &Utterance) {
+    impl Narrator for Recorder {
+        fn speak(&mut self, utterance: &SpokenLine) {
             self.0.push(format!("speak {}", utterance.text));
         }
         fn cancel(&mut self) {

@@ -20,7 +20,9 @@ use aula_generation::run::{
     generate_outline, generate_outline_and_first_contents, run_scenes, seed_early_contents, Env,
     GenControl, GenEvent, Plan, TaskProgress,
 };
-use aula_generation::wire::{progress_report, report as gen_report, GenJob, GenOp, GenReport};
+use aula_generation::wire::{
+    progress_report, report as gen_report, GenJob, GenOp, GenReport, ReportEvent,
+};
 use aula_providers::limits::probe_limits;
 use aula_providers::wire::{Job, Report};
 use aula_providers::{
@@ -130,7 +132,7 @@ fn run_generation(job: GenJob, sink: Sink) {
         GenOp::Generate => {}
     }
     let (Some(endpoint), Some(mut request)) = (job.endpoint.clone(), job.request.clone()) else {
-        let mut report = GenReport::new(job.id, "settled");
+        let mut report = GenReport::new(job.id, ReportEvent::Settled);
         report.text = "The generation request was incomplete.".into();
         return send(&sink, &report);
     };

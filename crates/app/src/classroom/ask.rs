@@ -32,11 +32,11 @@ use leptos::task::spawn_local;
 use super::class_log::ClassLog;
 use super::controls::{agent_style, avatar};
 use super::voice_input::VoiceInput;
-use super::Session;
-use crate::ai;
+use super::Lecture;
 use crate::connection::{usable_connection, Role, Unusable};
 use crate::i18n::*;
 use crate::library::course_text;
+use crate::workers;
 
 /// Agent turns per round.
 const MAX_TURNS: u32 = 6;
@@ -45,7 +45,7 @@ const MAX_TURNS: u32 = 6;
 /// goes through [`Conversation::record`], which writes the log too.
 #[derive(Clone, Copy)]
 pub struct Conversation {
-    session: Session,
+    session: Lecture,
     i18n: I18n,
     log: ClassLog,
     /// An AI provider is usable: discussions run live.
@@ -64,7 +64,7 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    pub fn new(session: Session) -> Conversation {
+    pub fn new(session: Lecture) -> Conversation {
         let view = RwSignal::new(SessionView::default());
         let restored = RwSignal::new(false);
         let log = ClassLog::open(
@@ -86,7 +86,7 @@ impl Conversation {
         // Leaving the classroom stops its round.
         on_cleanup(move || {
             if let Some(Some(id)) = running.try_get_untracked() {
-                ai::abort(id);
+                workers::abort(id);
             }
         });
         Conversation {
@@ -240,7 +240,7 @@ impl Conversation {
             history: self.view.with_untracked(history),
             limits: connection.limits(),
         };
-        let id = ai::round(job, move |event| {
+        let id = workers::round(job, move |event| {
             self.record(event.clone());
             match event {
                 // Drawings, spotlight and laser show on the stage as they arrive.
@@ -271,7 +271,7 @@ impl Conversation {
 
     pub fn stop(&self) {
         if let Some(id) = self.running.get_untracked() {
-            ai::abort(id);
+            workers::abort(id);
         }
     }
 

@@ -13,7 +13,7 @@ use aula_render::{
 };
 use leptos::prelude::*;
 
-use super::session::Session;
+use super::lecture::Lecture;
 
 fn pct_x(x: f64) -> f64 {
     x / CANVAS_WIDTH * 100.0
@@ -259,7 +259,7 @@ fn slide_element_html(element: &SlideElement) -> String {
 
 /// The slide of the current scene: its elements, the whiteboard and the effects on top.
 #[component]
-pub fn SlideCanvas(session: Session, scene_index: usize) -> impl IntoView {
+pub fn SlideCanvas(session: Lecture, scene_index: usize) -> impl IntoView {
     let (background, elements) =
         session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
             Some(aula_course::SceneContent::Slide(slide)) => {
@@ -401,7 +401,7 @@ fn board_kind(content: &BoardContent) -> &'static str {
 
 /// The whiteboard over the slide; items draw themselves as their progress goes 0 → 1.
 #[component]
-fn Whiteboard(session: Session) -> impl IntoView {
+fn Whiteboard(session: Lecture) -> impl IntoView {
     let stage = session.stage;
     let open = Memo::new(move |_| stage.with(|s| s.board_open));
     let items = Memo::new(move |_| stage.with(|s| s.board.clone()));

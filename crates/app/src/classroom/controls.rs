@@ -6,7 +6,7 @@ use aula_player::{Command, PlayState};
 use leptos::ev;
 use leptos::prelude::*;
 
-use super::session::Session;
+use super::lecture::Lecture;
 use crate::i18n::*;
 use crate::preferences::SPEEDS;
 
@@ -70,7 +70,7 @@ fn clock(ms: f64) -> String {
 }
 
 #[component]
-pub fn SceneList(session: Session) -> impl IntoView {
+pub fn SceneList(session: Lecture) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let current = Memo::new(move |_| stage.with(|s| s.scene_index));
@@ -118,7 +118,7 @@ pub fn SceneList(session: Session) -> impl IntoView {
 
 /// The sentence being spoken, always on screen (unless the learner hides it with C).
 #[component]
-pub fn CaptionBar(session: Session) -> impl IntoView {
+pub fn CaptionBar(session: Lecture) -> impl IntoView {
     let stage = session.stage;
     let caption = Memo::new(move |_| stage.with(|s| s.caption.clone()));
     let visible = session.captions_visible;
@@ -143,7 +143,7 @@ pub fn CaptionBar(session: Session) -> impl IntoView {
 
 /// Everyone in the class; the one speaking lights up.
 #[component]
-pub fn Roundtable(session: Session) -> impl IntoView {
+pub fn Roundtable(session: Lecture) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let speaking =
@@ -185,7 +185,7 @@ fn toggle_fullscreen(target: Option<web_sys::HtmlElement>) {
 }
 
 #[component]
-pub fn ControlBar(session: Session, stage_ref: NodeRef<leptos::html::Div>) -> impl IntoView {
+pub fn ControlBar(session: Lecture, stage_ref: NodeRef<leptos::html::Div>) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let state = Memo::new(move |_| stage.with(|s| s.state));
@@ -238,7 +238,7 @@ pub fn ControlBar(session: Session, stage_ref: NodeRef<leptos::html::Div>) -> im
 }
 
 /// Space, arrows, F and C, except while typing or with modifier keys (other than Shift).
-pub fn bind_keyboard(session: Session) {
+pub fn bind_keyboard(session: Lecture) {
     let handle = window_event_listener(ev::keydown, move |event: web_sys::KeyboardEvent| {
         if event.ctrl_key() || event.meta_key() || event.alt_key() {
             return;

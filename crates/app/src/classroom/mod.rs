@@ -4,8 +4,8 @@ mod ask;
 mod canvas;
 mod class_log;
 mod controls;
+mod lecture;
 mod quiz;
-mod session;
 mod speech;
 mod voice_input;
 
@@ -19,8 +19,8 @@ use crate::library::load_course;
 use ask::Conversation;
 use canvas::SlideCanvas;
 use controls::{CaptionBar, ControlBar, Roundtable, SceneList};
+pub use lecture::Lecture;
 use quiz::QuizView;
-pub use session::Session;
 
 #[component]
 pub fn ClassroomPage(id: String) -> impl IntoView {
@@ -69,7 +69,7 @@ pub fn Classroom(
 ) -> impl IntoView {
     let title = course.title.clone();
     let shown_scenes = course.scenes.len();
-    let mut session = Session::new(course);
+    let mut session = Lecture::new(course);
     session.hosted = host.is_some();
     session.start();
     // Embedded, the host decides where to resume (a SCORM bookmark, a `restore` command).
@@ -128,7 +128,7 @@ pub fn Classroom(
 /// classroom opened, added when the learner asks (reopening the course at the same place).
 /// Opening the classroom also carries on a generation a reload cut off.
 #[component]
-fn GenerationBanner(session: Session, shown: usize, reload: RwSignal<u32>) -> impl IntoView {
+fn GenerationBanner(session: Lecture, shown: usize, reload: RwSignal<u32>) -> impl IntoView {
     let i18n = use_i18n();
     let id = session.course_id.get_value();
     let view = crate::generate::view_of(&id);
@@ -221,7 +221,7 @@ const FRAME_PRELUDE: &str = concat!(
 
 /// An interactive page: LLM-written HTML in a sandboxed frame (see [`FRAME_PRELUDE`]).
 #[component]
-fn InteractiveScene(session: Session, scene_index: usize) -> impl IntoView {
+fn InteractiveScene(session: Lecture, scene_index: usize) -> impl IntoView {
     let i18n = use_i18n();
     let html = session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
         Some(SceneContent::Interactive(page)) => format!("{FRAME_PRELUDE}{}", page.html),
@@ -236,7 +236,7 @@ fn InteractiveScene(session: Session, scene_index: usize) -> impl IntoView {
 }
 
 #[component]
-fn ProjectScene(session: Session, scene_index: usize) -> impl IntoView {
+fn ProjectScene(session: Lecture, scene_index: usize) -> impl IntoView {
     let i18n = use_i18n();
     let (title, project) = session.course(|c| match c.scenes.get(scene_index) {
         Some(scene) => (
@@ -288,7 +288,7 @@ fn ProjectScene(session: Session, scene_index: usize) -> impl IntoView {
 /// A classmate offers a discussion: with an AI provider the class discusses it live, otherwise
 /// the course's recording can play.
 #[component]
-fn DiscussionCard(session: Session, talk: Conversation) -> impl IntoView {
+fn DiscussionCard(session: Lecture, talk: Conversation) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let cue = Memo::new(move |_| {
@@ -338,7 +338,7 @@ fn DiscussionCard(session: Session, talk: Conversation) -> impl IntoView {
 }
 
 #[component]
-fn CourseEnd(session: Session, library: bool) -> impl IntoView {
+fn CourseEnd(session: Lecture, library: bool) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let ended = Memo::new(move |_| stage.with(|s| s.state == PlayState::Ended));
@@ -358,7 +358,7 @@ fn CourseEnd(session: Session, library: bool) -> impl IntoView {
 }
 
 #[component]
-fn Notices(session: Session) -> impl IntoView {
+fn Notices(session: Lecture) -> impl IntoView {
     let stage = session.stage;
     let notices = Memo::new(move |_| stage.with(|s| s.notices.clone()));
     view! {

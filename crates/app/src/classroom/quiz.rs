@@ -6,34 +6,22 @@
 
 use std::collections::BTreeMap;
 
-use aula_course::quiz::{grade, Answer, Grade};
+use aula_course::quiz::{Answer, Grade};
 use aula_course::scene::QuizQuestion;
-use aula_director::grading::{grading_request, parse_grade};
+use aula_director::grading::{answers_to_grade, quiz_grades, quiz_score, NoTeacher, TeacherMark};
 use aula_player::Command;
 use aula_providers::wire::Report;
 use aula_render::markdown_to_html;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use super::session::Session;
-use crate::ai;
+use super::lecture::Lecture;
 use crate::connection::{usable_connection, Role, Unusable};
 use crate::i18n::*;
-
-/// Where the teacher's grading of one short answer stands.
-#[derive(Debug, Clone, PartialEq)]
-enum TeacherMark {
-    Grading,
-    Graded {
-        score: u32,
-        feedback: String,
-    },
-    /// The learner marks it; why the teacher did not, as the learner reads it.
-    SelfMark(String),
-}
+use crate::workers;
 
 #[component]
-pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
+pub fn QuizView(session: Lecture, scene_index: usize) -> impl IntoView {
     let i18n = use_i18n();
     let questions: Vec<QuizQuestion> =
         session.course(|c| match c.scenes.get(scene_index).map(|s| &s.content) {
@@ -52,34 +40,12 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
 
     let grades = Memo::new(move |_| {
         questions.with_value(|qs| {
-            qs.iter()
-                .map(|q| {
-                    let answer = answers.with(|a| a.get(q.id()).cloned());
-                    let mut g = answer.map(|a| grade(q, &a)).unwrap_or(Grade {
-                        correct: Some(false),
-                        earned: 0,
-                        possible: q.points(),
-                    });
-                    if g.correct.is_none() {
-                        let ok = self_marked.with(|m| m.get(q.id()).copied().unwrap_or(false));
-                        g.earned = teacher_marks.with(|m| match m.get(q.id()) {
-                            Some(TeacherMark::Graded { score, .. }) => (*score).min(g.possible),
-                            Some(TeacherMark::Grading) => 0,
-                            _ if ok => g.possible,
-                            _ => 0,
-                        });
-                    }
-                    (q.id().to_owned(), g)
-                })
-                .collect::<BTreeMap<_, _>>()
+            answers.with(|a| {
+                self_marked.with(|own| teacher_marks.with(|marks| quiz_grades(qs, a, own, marks)))
+            })
         })
     });
-    let score = move || {
-        grades.with(|g| {
-            g.values()
-                .fold((0, 0), |(e, p), g| (e + g.earned, p + g.possible))
-        })
-    };
+    let score = move || grades.with(quiz_score);
     // The score as it stands after a check (grades may still arrive), for an embedding page.
     Effect::new(move || {
         if checked.get() {
@@ -103,19 +69,8 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                 teacher_marks.try_update(|m| m.insert(id, mark));
             }
         };
-        let to_grade: Vec<_> = questions.with_value(|qs| {
-            qs.iter()
-                .filter_map(
-                    |q| match (q, answers.with_untracked(|a| a.get(q.id()).cloned())) {
-                        (QuizQuestion::Short(q), Some(Answer::Short(text))) => Some((
-                            q.id.clone(),
-                            q.points,
-                            session.course(|c| grading_request(c, q, &text)),
-                        )),
-                        _ => None,
-                    },
-                )
-                .collect()
+        let to_grade = questions.with_value(|qs| {
+            answers.with_untracked(|a| session.course(|c| answers_to_grade(c, qs, a)))
         });
         if to_grade.is_empty() {
             return;
@@ -123,10 +78,7 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
         // Embedded (an LMS, an offline file) there is no provider to grade with.
         if session.hosted {
             for (id, _, _) in to_grade {
-                mark(
-                    id,
-                    TeacherMark::SelfMark(t_string!(i18n, grade_self).to_owned()),
-                );
+                mark(id, TeacherMark::SelfMark(NoTeacher::Embedded));
             }
             return;
         }
@@ -135,11 +87,9 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
                 Ok(connection) => connection.endpoint(Role::Agents),
                 Err(why) => {
                     let why = match why {
-                        Unusable::Locked => t_string!(i18n, grade_unlock).to_owned(),
-                        Unusable::NotSetUp => t_string!(i18n, grade_needs_provider).to_owned(),
-                        Unusable::Unreadable(error) => {
-                            i18n.fill(Key::grade_failed, &[("reason", error)])
-                        }
+                        Unusable::Locked => NoTeacher::Locked,
+                        Unusable::NotSetUp => NoTeacher::NotSetUp,
+                        Unusable::Unreadable(error) => NoTeacher::Failed(error),
                     };
                     for (id, _, _) in to_grade {
                         mark(id, TeacherMark::SelfMark(why.clone()));
@@ -151,30 +101,19 @@ pub fn QuizView(session: Session, scene_index: usize) -> impl IntoView {
             for (id, points, request) in to_grade {
                 mark(id.clone(), TeacherMark::Grading);
                 let mut reply = String::new();
-                ai::chat(endpoint.clone(), request, true, move |report| {
+                workers::chat(endpoint.clone(), request, true, move |report| {
                     let outcome = match report {
                         Report::Text { text, .. } | Report::Json { text, .. } => {
                             reply.push_str(&text);
                             return;
                         }
-                        Report::Done { .. } => {
-                            parse_grade(&reply, points).map_err(|e| e.to_string())
+                        Report::Done { .. } => TeacherMark::of_reply(&reply, points),
+                        Report::Failed { message, .. } => {
+                            TeacherMark::SelfMark(NoTeacher::Failed(message))
                         }
-                        Report::Failed { message, .. } => Err(message),
                         _ => return,
                     };
-                    mark(
-                        id.clone(),
-                        match outcome {
-                            Ok(g) => TeacherMark::Graded {
-                                score: g.score,
-                                feedback: g.feedback,
-                            },
-                            Err(reason) => TeacherMark::SelfMark(
-                                i18n.fill(Key::grade_failed, &[("reason", reason)]),
-                            ),
-                        },
-                    );
+                    mark(id.clone(), outcome);
                 });
             }
         });
@@ -245,7 +184,7 @@ fn QuestionCard(
             (None, Some(TeacherMark::Grading)) => {
                 ("grading", t_string!(i18n, grade_grading).to_string())
             }
-            (None, Some(TeacherMark::Graded { score, feedback })) => (
+            (None, Some(TeacherMark::Graded(grade))) => (
                 "graded",
                 i18n.fill(
                     Key::grade_result,
@@ -256,13 +195,23 @@ fn QuestionCard(
                                 .clone()
                                 .unwrap_or_else(|| t_string!(i18n, grade_teacher).to_owned()),
                         ),
-                        ("score", score.to_string()),
+                        ("score", grade.score.to_string()),
                         ("points", g.possible.to_string()),
-                        ("feedback", feedback),
+                        ("feedback", grade.feedback),
                     ],
                 ),
             ),
-            (None, Some(TeacherMark::SelfMark(why))) => ("self", why),
+            (None, Some(TeacherMark::SelfMark(why))) => (
+                "self",
+                match why {
+                    NoTeacher::Embedded => t_string!(i18n, grade_self).to_owned(),
+                    NoTeacher::Locked => t_string!(i18n, grade_unlock).to_owned(),
+                    NoTeacher::NotSetUp => t_string!(i18n, grade_needs_provider).to_owned(),
+                    NoTeacher::Failed(reason) => {
+                        i18n.fill(Key::grade_failed, &[("reason", reason)])
+                    }
+                },
+            ),
             (None, None) => ("self", t_string!(i18n, quiz_self).to_string()),
         })
     });

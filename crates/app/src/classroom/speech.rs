@@ -1,4 +1,4 @@
-//! The player's `Speech` port over the browser's Web Speech API (speechSynthesis).
+//! The player's `Narrator` port over the browser's Web Speech API (speechSynthesis).
 //!
 //! The player hands over one sentence at a time (Chrome cuts long utterances short). When an
 //! utterance ends, its id is queued; the classroom loop drains the queue on the next frame and
@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use aula_player::{Speech, Utterance};
+use aula_player::{Narrator, SpokenLine};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{
@@ -62,8 +62,8 @@ fn voice_for(synth: &SpeechSynthesis, lang: &str) -> Option<web_sys::SpeechSynth
         .cloned()
 }
 
-impl Speech for WebSpeech {
-    fn speak(&mut self, utterance: &Utterance) {
+impl Narrator for WebSpeech {
+    fn speak(&mut self, utterance: &SpokenLine) {
         self.synth.cancel();
         if self.handlers.len() > KEPT_HANDLERS {
             self.handlers.drain(..self.handlers.len() - KEPT_HANDLERS);

@@ -7,9 +7,7 @@ use aula_generation::outline::{SceneKind, SceneOutline};
 use aula_generation::{actions_task, content_task};
 use leptos::prelude::*;
 
-use aula_generation::run::CallPhase;
-
-use crate::generate::{self, view_of, GenView, Status};
+use crate::generate::{self, view_of, GenView, SceneProgress, Status};
 use crate::i18n::*;
 
 #[component]
@@ -57,7 +55,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
         })
     });
     let eyebrow = dyn_text(move || {
-        let failed = view.with(|v| v.states.iter().any(|s| s == "failed"));
+        let failed = view.with(GenView::any_failed);
         if status.get() == Status::Settled && failed {
             i18n.text(Key::gen_status_partial).to_string()
         } else {
@@ -144,7 +142,7 @@ pub fn GeneratePage(id: String) -> impl IntoView {
                 <OutlineEditor id=id.clone() view=view problem=problem/>
             </div>
             <div prop:hidden=dyn_flag(move || matches!(status.get(), Status::Outlining | Status::Reviewing))>
-                <SceneProgress id=id.clone() view=view problem=problem/>
+                <SceneList id=id.clone() view=view problem=problem/>
             </div>
         </section>
     }
@@ -369,7 +367,7 @@ fn outline_rows(i18n: I18n, scenes: &[SceneOutline]) -> String {
 /// Every scene's state while the course is written, and after; a written scene's words can be
 /// edited by hand below the list.
 #[component]
-fn SceneProgress(id: String, view: RwSignal<GenView>, problem: RwSignal<String>) -> impl IntoView {
+fn SceneList(id: String, view: RwSignal<GenView>, problem: RwSignal<String>) -> impl IntoView {
     let i18n = use_i18n();
     let rows = Memo::new(move |_| view.with(|v| progress_rows(i18n, v)));
     let editing = RwSignal::new(None::<String>);
@@ -495,12 +493,7 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
     let mut html = String::new();
     for (i, scene) in outline.scenes.iter().enumerate() {
         let live = v.live_call(i);
-        let mut state = v.scene_state(i);
-        // A call the model has not started answering is reading its prompt (or queued at a
-        // server with one slot): waiting, not writing.
-        if live.is_some_and(|(_, phase, ..)| *phase == CallPhase::Waiting) && state != "ready" {
-            state = "thinking".into();
-        }
+        let state = v.scene_progress(i);
         let (content, actions) = (content_task(&scene.id), actions_task(&scene.id));
         // Time and tokens: the running call's so far, added to what the scene cost before.
         let spent = |task: &str| {
@@ -548,7 +541,7 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
         };
         if let Some((task, _)) = failure {
             buttons.push_str(&button(task, "scene-retry", Key::gen_retry));
-        } else if state == "ready" && idle {
+        } else if state == SceneProgress::Ready && idle {
             buttons.push_str(&format!(
                 "<button type=\"button\" data-edit=\"{}\" data-testid=\"edit-words\">{}</button>",
                 esc(&scene.id),
@@ -581,19 +574,20 @@ fn progress_rows(i18n: I18n, v: &GenView) -> String {
             n = i + 1,
             kind = kind_label(i18n, scene.kind.name()),
             title = esc(&scene.title),
-            label = state_text(i18n, &state),
+            label = state_text(i18n, state),
+            state = state.name(),
         ));
     }
     html
 }
 
-fn state_text(i18n: I18n, state: &str) -> &'static str {
+fn state_text(i18n: I18n, state: SceneProgress) -> &'static str {
     i18n.text(match state {
-        "thinking" => Key::gen_state_thinking,
-        "writing" => Key::gen_state_writing,
-        "scripting" => Key::gen_state_scripting,
-        "ready" => Key::gen_state_ready,
-        "failed" => Key::gen_state_failed,
-        _ => Key::gen_state_waiting,
+        SceneProgress::Thinking => Key::gen_state_thinking,
+        SceneProgress::Writing => Key::gen_state_writing,
+        SceneProgress::Scripting => Key::gen_state_scripting,
+        SceneProgress::Ready => Key::gen_state_ready,
+        SceneProgress::Failed => Key::gen_state_failed,
+        SceneProgress::Waiting => Key::gen_state_waiting,
     })
 }

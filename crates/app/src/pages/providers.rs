@@ -1,7 +1,7 @@
 //! Settings → AI provider: pick a provider, paste a key (optionally sealed with a passphrase),
 //! choose models per role (listed by the provider when it can), and test the connection.
 //!
-//! Every provider call goes through the AI worker (`crate::ai`). The test streams a one-line reply
+//! Every provider call goes through the AI worker (`crate::workers`). The test streams a one-line reply
 //! (`stream_chat_with_retry`, so retries show as they happen) once for every distinct model of
 //! the three roles, then asks the server for its limits (`Job::Limits`) and shows the context and
 //! slots it reports; every job asks again before it plans. "List models" fills the model picker
@@ -13,11 +13,11 @@ use aula_providers::{BrowserAccess, ChatMessage, ChatRequest, Endpoint, KeyNeed,
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 
-use crate::ai;
 use crate::connection::{load_connection, save_connection, Connection, Role};
 use crate::i18n::*;
 use crate::now_ms;
 use crate::vault;
+use crate::workers;
 
 /// Where a connection test stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -147,7 +147,7 @@ pub fn ProviderSettings() -> impl IntoView {
             return;
         }
         models_note.set(Some(Ok(t_string!(i18n, provider_working).to_owned())));
-        ai::models(current.endpoint(Role::Agents), move |report| {
+        workers::models(current.endpoint(Role::Agents), move |report| {
             models_note.set(Some(match report {
                 Report::Models {
                     models: Some(models),
@@ -263,7 +263,7 @@ pub fn ProviderSettings() -> impl IntoView {
                     }
                     _ => {}
                 };
-                let (id, last) = ai::chat_to_end(endpoint, request.clone(), true, on_report);
+                let (id, last) = workers::chat_to_end(endpoint, request.clone(), true, on_report);
                 running.set_value(Some(id));
                 let last = last.await;
                 running.set_value(None);
@@ -290,7 +290,7 @@ pub fn ProviderSettings() -> impl IntoView {
             });
             // What the server says about itself, shown (every job asks it again before it plans).
             let endpoint = current.endpoint(Role::Agents);
-            ai::limits(endpoint, move |report| {
+            workers::limits(endpoint, move |report| {
                 let Report::Limits { limits, .. } = report else {
                     return;
                 };
@@ -308,7 +308,7 @@ pub fn ProviderSettings() -> impl IntoView {
     };
     let stop_test = move |_| {
         if let Some(id) = running.get_value() {
-            ai::abort(id);
+            workers::abort(id);
         }
     };
     let testing = move || matches!(test.get(), TestState::Running | TestState::Retrying(_));

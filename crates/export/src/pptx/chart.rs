@@ -13,7 +13,7 @@ use aula_render::CHART_PALETTE;
 use super::text::width_em;
 use super::{
     canvas_font_to_centipoints, canvas_to_emu, Align, Anchor, Color, DeckItem, EmuRect, Geometry,
-    Group, Line, Outline, Paragraph, RunStyle, Shape, ShapeRole, TextBody, Typeface,
+    Group, Line, Paragraph, RunStyle, Shape, ShapeRole, Stroke, TextBody, Typeface,
 };
 
 const LABEL: Color = Color::rgb(0x47, 0x55, 0x69);
@@ -85,7 +85,7 @@ impl Painter {
         frame: EmuRect,
         geometry: Geometry,
         fill: Option<Color>,
-        outline: Option<Outline>,
+        outline: Option<Stroke>,
     ) {
         let n = self.items.len() + 1;
         self.items.push(DeckItem::Shape(Shape {
@@ -116,7 +116,7 @@ impl Painter {
         points: &[(f64, f64)],
         closed: bool,
         fill: Option<Color>,
-        outline: Option<Outline>,
+        outline: Option<Stroke>,
     ) {
         if points.len() < 2 {
             return;
@@ -145,7 +145,7 @@ impl Painter {
             name: format!("Chart part {n}"),
             from: [canvas_to_emu(from.0), canvas_to_emu(from.1)],
             to: [canvas_to_emu(to.0), canvas_to_emu(to.1)],
-            outline: Outline {
+            outline: Stroke {
                 color,
                 width_emu: 9_525,
                 dashed: false,
@@ -314,7 +314,7 @@ fn axis_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData, pl
                     .enumerate()
                     .map(|(i, v)| (area.0 + (i as f64 + 0.5) * slot, y_of(*v)))
                     .collect();
-                let outline = Outline {
+                let outline = Stroke {
                     color,
                     width_emu: 28_575,
                     dashed: false,
@@ -490,7 +490,7 @@ fn pie_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData, rin
             start = end;
         }
     } else {
-        let outline = Outline {
+        let outline = Stroke {
             color: GRID,
             width_emu: 19_050,
             dashed: false,
@@ -543,7 +543,7 @@ fn radar_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData) {
     let scale = Scale::nice(0.0, hi, 4);
     let angle = |i: usize| i as f64 / spokes as f64 * std::f64::consts::TAU;
     let at = |i: usize, r: f64| (center.0 + r * angle(i).sin(), center.1 - r * angle(i).cos());
-    let grid = Outline {
+    let grid = Stroke {
         color: GRID,
         width_emu: 9_525,
         dashed: false,
@@ -575,7 +575,7 @@ fn radar_chart(p: &mut Painter, frame: (f64, f64, f64, f64), data: &ChartData) {
                 )
             })
             .collect();
-        let outline = Outline {
+        let outline = Stroke {
             color,
             width_emu: 19_050,
             dashed: false,

@@ -16,8 +16,8 @@ use super::text::{
 };
 use super::{
     canvas_font_to_centipoints, canvas_to_emu, Align, Anchor, Color, Deck, DeckItem, DeckSlide,
-    EmuRect, Geometry, ImageFormat, Line, Media, Outline, Paragraph, Picture, RunStyle, Shape,
-    ShapeRole, Table, TextBody, Typeface, EMU_PER_POINT, TABLE_CELL_MARGIN_X_EMU,
+    EmuRect, Geometry, ImageFormat, Line, Media, Paragraph, Picture, RunStyle, Shape, ShapeRole,
+    Stroke, Table, TextBody, Typeface, EMU_PER_POINT, TABLE_CELL_MARGIN_X_EMU,
     TABLE_CELL_MARGIN_Y_EMU,
 };
 
@@ -218,7 +218,7 @@ fn deck_item(element: &SlideElement, media: &mut Vec<Media>) -> DeckItem {
             name: name("Line"),
             from: [canvas_to_emu(line.start[0]), canvas_to_emu(line.start[1])],
             to: [canvas_to_emu(line.end[0]), canvas_to_emu(line.end[1])],
-            outline: Outline {
+            outline: Stroke {
                 color: Color::parse(&line.color).unwrap_or(INK),
                 width_emu: canvas_to_emu(line.width).max(3_175),
                 dashed: line.style == LineStyle::Dashed,
@@ -242,7 +242,7 @@ fn text_shape(
     role: ShapeRole,
     frame: EmuRect,
     fill: Option<Color>,
-    outline: Option<Outline>,
+    outline: Option<Stroke>,
     body: TextBody,
 ) -> DeckItem {
     DeckItem::Shape(Shape {
@@ -359,7 +359,7 @@ fn placeholder(
     frame: EmuRect,
     lines: &[String],
     fill: Color,
-    outline: Option<Outline>,
+    outline: Option<Stroke>,
 ) -> DeckItem {
     let color = text_on(Some(fill));
     let mut paragraphs: Vec<Paragraph> = lines
@@ -418,7 +418,7 @@ fn image_item(
     } else {
         image.alt.clone()
     };
-    let outline = Outline {
+    let outline = Stroke {
         color: PLACEHOLDER_BORDER,
         width_emu: 9_525,
         dashed: true,

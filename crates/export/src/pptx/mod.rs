@@ -262,8 +262,9 @@ pub enum Geometry {
     },
 }
 
+/// A shape's border line.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Outline {
+pub struct Stroke {
     pub color: Color,
     pub width_emu: i64,
     pub dashed: bool,
@@ -279,7 +280,7 @@ pub struct Shape {
     pub frame: EmuRect,
     pub geometry: Geometry,
     pub fill: Option<Color>,
-    pub outline: Option<Outline>,
+    pub outline: Option<Stroke>,
     pub text: Option<TextBody>,
 }
 
@@ -390,7 +391,7 @@ pub struct Line {
     pub name: String,
     pub from: [i64; 2],
     pub to: [i64; 2],
-    pub outline: Outline,
+    pub outline: Stroke,
     /// Arrowheads at `from` and `to`.
     pub arrows: [bool; 2],
 }

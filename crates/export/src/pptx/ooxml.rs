@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use super::xml::{escape, push_escaped};
 use super::{
     Align, Anchor, Bullet, Color, Deck, DeckItem, DeckSlide, DeckWriter, Geometry, Group, Line,
-    Outline, Paragraph, Picture, Run, Shape, ShapeRole, Table, TextBody, Typeface,
-    SLIDE_HEIGHT_EMU, SLIDE_WIDTH_EMU, TABLE_CELL_MARGIN_X_EMU, TABLE_CELL_MARGIN_Y_EMU,
+    Paragraph, Picture, Run, Shape, ShapeRole, Stroke, Table, TextBody, Typeface, SLIDE_HEIGHT_EMU,
+    SLIDE_WIDTH_EMU, TABLE_CELL_MARGIN_X_EMU, TABLE_CELL_MARGIN_Y_EMU,
 };
 use crate::zip::ZipWriter;
 
@@ -596,7 +596,7 @@ fn xfrm(out: &mut String, x: i64, y: i64, cx: i64, cy: i64) {
     );
 }
 
-fn outline_xml(out: &mut String, outline: Option<&Outline>, arrows: [bool; 2]) {
+fn outline_xml(out: &mut String, outline: Option<&Stroke>, arrows: [bool; 2]) {
     let Some(outline) = outline else {
         out.push_str("<a:ln><a:noFill/></a:ln>");
         return;

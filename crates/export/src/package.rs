@@ -248,8 +248,10 @@ pub fn offline_html(course_json: &str, player: &PlayerFiles) -> Result<String, I
         script_json(course_json),
         crate::base64::encode(&player.wasm)
     );
-    // The script is a module of its own: its `export`s are dropped so it can run inline, and it
-    // is started with the WebAssembly bytes instead of a URL (file:// pages cannot fetch).
+    // The glue runs inline as a module script, started by its `__wbg_init` (the release build's
+    // minifier keeps that name) with the WebAssembly bytes instead of a URL (file:// pages cannot
+    // fetch). Its line-leading `export`s are dropped; an `export {…}` left inside a minified line
+    // is allowed in a module.
     let js = String::from_utf8_lossy(&player.js);
     let mut glue = String::with_capacity(js.len());
     for line in js.lines() {

@@ -4,7 +4,7 @@
 use aula_course::Course;
 use aula_director::session::resume_key;
 use aula_player::{
-    Command, CoursePlayer, Output, PlayState, PlayerOptions, Position, Speech, Stage,
+    Command, CoursePlayer, Narrator, Output, PlayState, PlayerOptions, Position, Stage,
 };
 use aula_storage::{get_json, put_json, Collection};
 use leptos::prelude::*;
@@ -17,9 +17,9 @@ use crate::preferences;
 /// How often the resume point is saved while playing, in page milliseconds.
 const SAVE_EVERY_MS: f64 = 4000.0;
 
-/// Everything the classroom view reads and the one way it acts: [`Session::send`].
+/// Everything the classroom view reads and the one way it acts: [`Lecture::send`].
 #[derive(Clone, Copy)]
-pub struct Session {
+pub struct Lecture {
     player: StoredValue<CoursePlayer, LocalStorage>,
     speech: StoredValue<Option<WebSpeech>, LocalStorage>,
     last_saved_ms: StoredValue<f64>,
@@ -40,8 +40,8 @@ pub struct Session {
     pub hosted: bool,
 }
 
-impl Session {
-    pub fn new(course: Course) -> Session {
+impl Lecture {
+    pub fn new(course: Course) -> Lecture {
         let speech = WebSpeech::for_language(&course.language);
         let voice_available = speech.is_some();
         let captions_only = preferences::saved_captions_only() || !voice_available;
@@ -57,7 +57,7 @@ impl Session {
             },
         );
         let stage = RwSignal::new(player.stage().clone());
-        Session {
+        Lecture {
             player: StoredValue::new_local(player),
             speech: StoredValue::new_local(speech),
             last_saved_ms: StoredValue::new(0.0),
@@ -162,7 +162,7 @@ impl Session {
     /// Drives the player until the classroom is left.
     pub fn start(&self) {
         let session = *self;
-        fn schedule(session: Session) {
+        fn schedule(session: Lecture) {
             request_animation_frame(move || {
                 if session.alive.try_get_value() == Some(true) {
                     session.frame();

@@ -24,7 +24,7 @@ use aula_director::round::RoundEnd;
 use aula_director::session::ClassEvent;
 use aula_director::wire::{RoundJob, RoundReport};
 use aula_export::wire::{FileJob, FileReport};
-use aula_generation::wire::{GenJob, GenOp, GenReport};
+use aula_generation::wire::{GenJob, GenOp, GenReport, ReportEvent};
 use aula_providers::wire::{Job, Report};
 use aula_providers::{ChatRequest, Endpoint};
 use wasm_bindgen::prelude::*;
@@ -70,7 +70,7 @@ impl Reply {
         match self {
             Reply::Job(report) => report.ends_job(),
             Reply::Round(report) => matches!(report.event, ClassEvent::Finished(_)),
-            Reply::Gen(report) => report.event == "settled",
+            Reply::Gen(report) => report.event == ReportEvent::Settled,
             Reply::File(..) => true,
         }
     }
@@ -337,7 +337,7 @@ pub fn generate(mut job: GenJob, mut on_report: impl FnMut(GenReport) + 'static)
         move |reply| match reply {
             Reply::Gen(report) => on_report(report),
             Reply::Job(Report::Failed { id, message }) => {
-                let mut settled = GenReport::new(id, "settled");
+                let mut settled = GenReport::new(id, ReportEvent::Settled);
                 settled.text = message;
                 on_report(settled);
             }
