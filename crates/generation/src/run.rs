@@ -61,6 +61,7 @@ use crate::stages::{
     actions_request, content_request, feedback_request, parse_actions, parse_content, Read,
     SceneContext,
 };
+use crate::wire::GenJob;
 use crate::{plan_scenes, GenerationStep};
 
 /// What happens during a generation, in order.
@@ -873,4 +874,73 @@ async fn run_task(
         }
     };
     (task, result, stats, notes)
+}
+
+/// A whole job as the AI worker runs it: the outline unless the job brings one, then the scenes
+/// (unless the learner reviews the plan first: then it settles after the outline). While the
+/// outline streams, the first scenes' contents are written beside it, unless the learner reviews
+/// the plan or the server answers one request at a time. Every event goes to `post` with the
+/// outline as far as known and the record as it stands; the last is always `Settled`.
+pub async fn run_job(
+    env: &Env<'_>,
+    job: &GenJob,
+    request: &CourseRequest,
+    post: &mut dyn FnMut(Option<&Outline>, &GenEvent, &JobRecord),
+) {
+    let mut record = job.record.clone();
+    let concurrency = GenJob::concurrency(&env.limits);
+    let outline = match job.outline.clone() {
+        Some(outline) => outline,
+        None => {
+            let mut stats = TaskStats::default();
+            let seen = record.clone();
+            let mut emit = |event| post(None, &event, &seen);
+            let slots = concurrency.get().saturating_sub(1);
+            let (result, early) = if job.outline_only || slots == 0 {
+                let result = generate_outline(env, request, &mut stats, &mut emit).await;
+                (result, Vec::new())
+            } else {
+                generate_outline_and_first_contents(env, request, &mut stats, slots, &mut emit)
+                    .await
+            };
+            record.tokens_spent += stats.tokens;
+            record.count("outline", &stats);
+            let outline = match result {
+                Ok(outline) => outline,
+                Err(error) => {
+                    for content in &early {
+                        record.tokens_spent += content.stats.tokens;
+                        record.count("outline", &content.stats);
+                    }
+                    let settled = GenEvent::Settled {
+                        cancelled: env.control.is_cancelled(),
+                        fatal: Some(error.message),
+                    };
+                    return post(None, &settled, &record);
+                }
+            };
+            seed_early_contents(&outline, &mut record, early);
+            post(None, &GenEvent::Outline(outline.clone()), &record);
+            if job.outline_only {
+                let settled = GenEvent::Settled {
+                    cancelled: false,
+                    fatal: None,
+                };
+                return post(None, &settled, &record);
+            }
+            outline
+        }
+    };
+    let plan = Plan {
+        request: request.clone(),
+        outline: outline.clone(),
+        record,
+        limit: concurrency,
+        redo: job.redo.clone(),
+        token_budget: None,
+    };
+    run_scenes(env, plan, &mut |event, record| {
+        post(Some(&outline), &event, record)
+    })
+    .await;
 }

@@ -916,3 +916,124 @@ fn every_request_fits_a_small_context_and_says_how_long_its_reply_may_be() {
         "the scenes' passages were cut too"
     );
 }
+
+/// A worker's job: no outline yet unless `outline` is given.
+fn job(outline: Option<Outline>, outline_only: bool) -> crate::wire::GenJob {
+    crate::wire::GenJob {
+        op: crate::wire::GenOp::Generate,
+        id: 1,
+        endpoint: Some(endpoint()),
+        course_id: "gen-1".into(),
+        request: Some(request()),
+        outline,
+        record: JobRecord::default(),
+        limits: Default::default(),
+        outline_only,
+        redo: Vec::new(),
+        created_at: 0,
+    }
+}
+
+/// Runs a whole job; every post: (outline known, event, record).
+fn run_whole(model: &Model, job: &crate::wire::GenJob) -> Vec<(bool, GenEvent, JobRecord)> {
+    let mut posts = Vec::new();
+    with_env(model, GenControl::default(), |env| {
+        block_on(crate::run::run_job(
+            env,
+            job,
+            &request(),
+            &mut |outline, event, record| {
+                posts.push((outline.is_some(), event.clone(), record.clone()))
+            },
+        ))
+    });
+    posts
+}
+
+#[test]
+fn a_job_that_reviews_its_plan_writes_the_outline_only_and_settles() {
+    let model = Model::fixture();
+    let posts = run_whole(&model, &job(None, true));
+    let events: Vec<&GenEvent> = posts.iter().map(|(_, e, _)| e).collect();
+    assert!(matches!(events[events.len() - 2], GenEvent::Outline(_)));
+    assert_eq!(
+        settled(&posts.iter().map(|p| p.1.clone()).collect::<Vec<_>>()),
+        (false, None)
+    );
+    assert_eq!(
+        model.requests.borrow().len(),
+        1,
+        "only the outline was asked for"
+    );
+    assert!(posts.iter().all(|(known, ..)| !known));
+}
+
+#[test]
+fn a_whole_job_writes_the_outline_the_first_contents_beside_it_then_every_scene() {
+    let model = Model::fixture();
+    let posts = run_whole(&model, &job(None, false));
+    let at_outline = posts
+        .iter()
+        .position(|(_, e, _)| matches!(e, GenEvent::Outline(_)))
+        .expect("the outline is posted");
+    let outline = match &posts[at_outline].1 {
+        GenEvent::Outline(outline) => outline.clone(),
+        _ => unreachable!(),
+    };
+    // The scenes' events carry the outline; the last record has every scene ready.
+    assert!(posts[at_outline + 1..].iter().all(|(known, ..)| *known));
+    let events: Vec<GenEvent> = posts.iter().map(|p| p.1.clone()).collect();
+    assert_eq!(settled(&events), (false, None));
+    let last = &posts.last().unwrap().2;
+    assert!(scene_states(&outline, last)
+        .iter()
+        .all(|s| *s == SceneState::Ready));
+    // Contents written while the outline streamed are in the record the outline comes with
+    // (when the server takes several requests at once), and never asked for twice.
+    let limits =
+        aula_providers::ModelLimits::resolve(&endpoint(), Default::default(), Default::default());
+    assert!(
+        limits.parallel > 1,
+        "the preset takes several requests at once"
+    );
+    assert!(
+        !posts[at_outline].2.finished.is_empty(),
+        "first contents beside the outline"
+    );
+    let asked = model.last_messages();
+    let mut unique = asked.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), asked.len(), "no request twice");
+}
+
+#[test]
+fn a_job_whose_outline_fails_settles_with_the_reason_and_writes_no_scene() {
+    let model = Model::new(|_, _| {
+        Some(ScriptedAnswer::status(
+            401,
+            vec![],
+            "{\"error\":{\"message\":\"Incorrect API key provided\"}}",
+        ))
+    });
+    let posts = run_whole(&model, &job(None, false));
+    let events: Vec<GenEvent> = posts.iter().map(|p| p.1.clone()).collect();
+    assert!(!events.iter().any(|e| matches!(e, GenEvent::Outline(_))));
+    let (_, fatal) = settled(&events);
+    assert!(fatal.is_some());
+    assert!(posts.last().unwrap().2.finished.is_empty());
+}
+
+#[test]
+fn a_job_that_brings_its_outline_goes_straight_to_the_scenes() {
+    let model = Model::fixture();
+    let posts = run_whole(&model, &job(Some(outline()), false));
+    assert!(!posts
+        .iter()
+        .any(|(_, e, _)| matches!(e, GenEvent::Outline(_))));
+    assert!(posts.iter().all(|(known, ..)| *known));
+    assert!(!model
+        .last_messages()
+        .iter()
+        .any(|m| m.starts_with("What I want to learn")));
+}

@@ -15,11 +15,7 @@ use aula_director::round::{run_round, Round, RoundControl, RoundEnd};
 use aula_director::session::ClassEvent;
 use aula_director::wire::{RoundJob, RoundReport, RoundReportKind};
 
-use aula_generation::job::TaskStats;
-use aula_generation::run::{
-    generate_outline, generate_outline_and_first_contents, run_scenes, seed_early_contents, Env,
-    GenControl, GenEvent, Plan, TaskProgress,
-};
+use aula_generation::run::{run_job, Env, GenControl, GenEvent, TaskProgress};
 use aula_generation::wire::{
     progress_report, report as gen_report, GenJob, GenOp, GenReport, ReportEvent,
 };
@@ -110,9 +106,9 @@ fn now_ms() -> f64 {
     js_sys::Date::now()
 }
 
-/// A generation: the outline (unless the job brings one), then the scenes. Every event goes to
-/// the page as a flat [`GenReport`]; a finished task's report carries the record and the course
-/// as far as it is written, for the page to store.
+/// A generation (`aula_generation::run::run_job`): every event goes to the page as a flat
+/// [`GenReport`]; a finished task's report carries the record and the course as far as it is
+/// written, for the page to store.
 fn run_generation(job: GenJob, sink: Sink) {
     match job.op {
         GenOp::Cancel => {
@@ -158,86 +154,15 @@ fn run_generation(job: GenJob, sink: Sink) {
             limits,
             progress: &progress,
         };
-        let post = |outline: Option<&aula_generation::outline::Outline>,
-                    event: &GenEvent,
-                    record: &aula_generation::job::JobRecord| {
+        let mut post = |outline: Option<&aula_generation::outline::Outline>,
+                        event: &GenEvent,
+                        record: &aula_generation::job::JobRecord| {
             send(
                 &sink,
                 &gen_report(&job, &request, outline, event, record, now_ms() as u64),
             )
         };
-        let mut record = job.record.clone();
-        let concurrency = GenJob::concurrency(&limits);
-        // `Err` when writing the outline failed (and was reported); `Ok(None)` when the learner
-        // reviews it before anything else is written.
-        let outline = match job.outline.clone() {
-            Some(outline) => Ok(Some(outline)),
-            None => {
-                let mut stats = TaskStats::default();
-                let seen = record.clone();
-                let mut emit = |event| post(None, &event, &seen);
-                // While the outline streams, the first scenes' contents are written beside it,
-                // unless the learner reviews the plan first (then nothing else is written yet)
-                // or the server answers one request at a time.
-                let slots = concurrency.get().saturating_sub(1);
-                let (result, early) = if job.outline_only || slots == 0 {
-                    (
-                        generate_outline(&env, &request, &mut stats, &mut emit).await,
-                        Vec::new(),
-                    )
-                } else {
-                    generate_outline_and_first_contents(
-                        &env, &request, &mut stats, slots, &mut emit,
-                    )
-                    .await
-                };
-                record.tokens_spent += stats.tokens;
-                record.count("outline", &stats);
-                match result {
-                    Ok(outline) => {
-                        seed_early_contents(&outline, &mut record, early);
-                        post(None, &GenEvent::Outline(outline.clone()), &record);
-                        Ok((!job.outline_only).then_some(outline))
-                    }
-                    Err(error) => {
-                        for content in &early {
-                            record.tokens_spent += content.stats.tokens;
-                            record.count("outline", &content.stats);
-                        }
-                        let settled = GenEvent::Settled {
-                            cancelled: env.control.is_cancelled(),
-                            fatal: Some(error.message),
-                        };
-                        post(None, &settled, &record);
-                        Err(())
-                    }
-                }
-            }
-        };
-        match outline {
-            Err(()) => {}
-            Ok(None) => {
-                let settled = GenEvent::Settled {
-                    cancelled: false,
-                    fatal: None,
-                };
-                post(None, &settled, &record);
-            }
-            Ok(Some(outline)) => {
-                let plan = Plan {
-                    request: request.clone(),
-                    outline: outline.clone(),
-                    record,
-                    limit: concurrency,
-                    redo: job.redo.clone(),
-                    token_budget: None,
-                };
-                run_scenes(&env, plan, &mut |event, record| {
-                    post(Some(&outline), &event, record)
-                })
-                .await;
-            }
-        }
+        run_job(&env, &job, &request, &mut post).await;
         GENERATIONS.with(|g| g.borrow_mut().remove(&job.id));
     });
 }
