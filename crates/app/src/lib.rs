@@ -18,6 +18,7 @@ mod preferences;
 mod router;
 mod samples;
 mod shell;
+mod store;
 mod vault;
 mod workers;
 

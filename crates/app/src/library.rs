@@ -1,13 +1,10 @@
 //! The learner's library: the courses saved in this browser, and finding a course by id.
 
 use aula_course::Course;
-use aula_storage::{Collection, IndexedDbStore, Store, StoreError};
+use aula_storage::{Collection, Store, StoreError};
 use serde::Deserialize;
 
 use crate::samples;
-
-/// The IndexedDB database that holds everything Aula keeps.
-pub const DATABASE_NAME: &str = "aula";
 
 /// What the library list needs of a course. Lenient on purpose: a course saved by a newer
 /// Aula still lists, and one that cannot be read at all is skipped rather than hiding the rest.
@@ -31,9 +28,7 @@ impl CourseSummary {
     }
 }
 
-pub async fn open_store() -> Result<IndexedDbStore, StoreError> {
-    IndexedDbStore::open(DATABASE_NAME).await
-}
+pub use crate::store::open_store;
 
 pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
     let store = open_store().await?;
@@ -171,4 +166,49 @@ pub fn works_offline() -> bool {
         .service_worker()
         .controller()
         .is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use aula_storage::put_json;
+    use wasm_bindgen_test::*;
+
+    use super::*;
+    use crate::generate::GenerationFile;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    #[wasm_bindgen_test]
+    async fn the_library_lists_saved_courses_and_generations_with_no_scene_yet() {
+        let memory = crate::store::use_memory_store();
+        memory
+            .put(
+                Collection::Courses,
+                "c1",
+                r#"{"id":"c1","title":"Tides","scenes":[{},{}],"future_field":1}"#.into(),
+            )
+            .await
+            .unwrap();
+        memory
+            .put(Collection::Courses, "broken", "{not json".into())
+            .await
+            .unwrap();
+        let request = serde_json::from_value(serde_json::json!({
+            "topic": "Volcanoes", "language": "en", "agents": []
+        }))
+        .unwrap();
+        let planning = GenerationFile::new("gen-2".into(), request, 5, true);
+        put_json(&*memory, Collection::Jobs, "gen-2", &planning)
+            .await
+            .unwrap();
+        let courses = load_library().await.unwrap();
+        let listed: Vec<(&str, &str, usize, bool)> = courses
+            .iter()
+            .map(|c| (c.id.as_str(), c.title.as_str(), c.scene_count(), c.writing))
+            .collect();
+        assert_eq!(
+            listed,
+            [("c1", "Tides", 2, false), ("gen-2", "Volcanoes", 0, true)]
+        );
+    }
 }

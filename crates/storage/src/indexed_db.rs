@@ -10,6 +10,8 @@ use crate::{Collection, Store, StoreError};
 /// Bump when the object stores change, and migrate in `open`'s upgrade handler.
 const SCHEMA_VERSION: u32 = 1;
 
+/// A connection to the database; clones share it.
+#[derive(Clone)]
 pub struct IndexedDbStore {
     db: Database,
 }

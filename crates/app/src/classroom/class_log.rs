@@ -192,3 +192,125 @@ async fn write(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use aula_director::session::{event_key, ViewSpeaker};
+    use wasm_bindgen_test::*;
+
+    use super::*;
+
+    wasm_bindgen_test_configure!(run_in_browser);
+
+    /// Lets the writer task run for `ms`.
+    async fn pause(ms: i32) {
+        let promise = js_sys::Promise::new(&mut |resolve, _| {
+            let _ = web_sys::window()
+                .unwrap()
+                .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms);
+        });
+        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_turn_a_reload_cut_off_comes_back_marked_and_the_log_says_so() {
+        let _ = any_spawner::Executor::init_wasm_bindgen();
+        let memory = crate::store::use_memory_store();
+        let header = SessionHeader::new("c1~1", "c1", "Tides", 1);
+        let mut log = SessionLog::create(&*memory, header).await.unwrap();
+        for event in [
+            ClassEvent::LearnerMessage {
+                text: "Why two tides a day?".into(),
+            },
+            ClassEvent::AgentStart {
+                agent_id: "teacher".into(),
+            },
+            ClassEvent::Text {
+                agent_id: "teacher".into(),
+                text: "Because the Earth".into(),
+            },
+        ] {
+            log.append(2, event).await.unwrap();
+        }
+        put_json(
+            &*memory,
+            Collection::Sessions,
+            &current_conversation_key("c1"),
+            &"c1~1",
+        )
+        .await
+        .unwrap();
+
+        let (sender, receiver) = futures_channel::oneshot::channel();
+        let owner = Owner::new();
+        let _log = owner.with(|| {
+            ClassLog::open("c1".into(), "Tides".into(), move |view| {
+                let _ = sender.send(view);
+            })
+        });
+        let view = receiver.await.expect("the log is read back");
+        assert_eq!(view.messages.len(), 2);
+        assert_eq!(view.messages[0].speaker, ViewSpeaker::Learner);
+        assert_eq!(view.messages[1].text, "Because the Earth");
+        assert!(view.messages[1].interrupted && view.speaking.is_none());
+
+        // The log itself now closes the turn, so the next visit agrees; its deltas are compacted.
+        let checkpoint = memory
+            .get(Collection::Sessions, &event_key("c1~1", 4))
+            .await
+            .unwrap()
+            .expect("a checkpoint was appended");
+        assert!(
+            checkpoint.contains("\"agent_end\"") && checkpoint.contains("\"interrupted\":true")
+        );
+        assert_eq!(
+            memory
+                .get(Collection::Sessions, &event_key("c1~1", 3))
+                .await
+                .unwrap(),
+            None
+        );
+    }
+
+    #[wasm_bindgen_test]
+    async fn a_course_without_a_conversation_opens_empty_and_the_first_event_starts_one() {
+        let _ = any_spawner::Executor::init_wasm_bindgen();
+        let memory = crate::store::use_memory_store();
+        let (sender, receiver) = futures_channel::oneshot::channel();
+        let owner = Owner::new();
+        let log = owner.with(|| {
+            ClassLog::open("c2".into(), "Waves".into(), move |view| {
+                let _ = sender.send(view);
+            })
+        });
+        let view = receiver.await.unwrap();
+        assert!(view.messages.is_empty());
+        log.append(ClassEvent::LearnerMessage {
+            text: "What is a wave?".into(),
+        });
+        // A dropped reply item is not kept.
+        log.append(ClassEvent::Dropped {
+            agent_id: "teacher".into(),
+            name: "laser".into(),
+            reason: "not here".into(),
+        });
+        let pointer = current_conversation_key("c2");
+        let mut id = None;
+        for _ in 0..50 {
+            id = get_json::<_, String>(&*memory, Collection::Sessions, &pointer)
+                .await
+                .unwrap();
+            if id.is_some() {
+                break;
+            }
+            pause(10).await;
+        }
+        let id = id.expect("the conversation got a session");
+        let keys = memory.keys(Collection::Sessions).await.unwrap();
+        let events: Vec<&String> = keys
+            .iter()
+            .filter(|k| k.starts_with(&format!("{id}/e/")))
+            .collect();
+        assert_eq!(events.len(), 1, "{keys:?}");
+    }
+}
