@@ -617,27 +617,12 @@ fn record(
 
 #[cfg(test)]
 mod tests {
-    use std::future::Future;
-    use std::pin::pin;
-    use std::task::{Context, Poll, Waker};
 
     use aula_course::{default_agents, AgentRole};
-    use aula_providers::transport::memory::{ScriptedAnswer, ScriptedTransport};
+    use aula_providers::transport::memory::{run_to_end, ScriptedAnswer, ScriptedTransport};
     use aula_providers::{preset, Endpoint};
 
     use super::*;
-
-    /// The scripted transport never waits, so one poll runs a round to its end.
-    fn now<T>(future: impl Future<Output = T>) -> T {
-        let mut future = pin!(future);
-        match future
-            .as_mut()
-            .poll(&mut Context::from_waker(Waker::noop()))
-        {
-            Poll::Ready(value) => value,
-            Poll::Pending => panic!("the round waited on the scripted transport"),
-        }
-    }
 
     /// An OpenAI-format SSE stream of `text`, cut into pieces of `piece` characters, one chunk
     /// each, and a usage chunk: 100 tokens in (40 of them cached), 10 out.
@@ -716,7 +701,7 @@ mod tests {
         let mut round = Round::new(mode, 4);
         let mut history = vec![Utterance::learner(question)];
         let mut events = Vec::new();
-        let end = now(run_round(
+        let end = run_to_end(run_round(
             &transport,
             models,
             room,
@@ -1198,7 +1183,7 @@ mod tests {
         let mut history = vec![Utterance::learner("Explain")];
         let mut events = Vec::new();
         let stopper = control.clone();
-        let end = now(run_round(
+        let end = run_to_end(run_round(
             &transport,
             &models(),
             room,
@@ -1289,7 +1274,7 @@ mod tests {
         let mut round = Round::new(Mode::Questions, 4);
         let mut history = vec![Utterance::learner("Why?")];
         let mut events = Vec::new();
-        let end = now(run_round(
+        let end = run_to_end(run_round(
             &transport,
             &models,
             room,

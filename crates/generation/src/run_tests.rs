@@ -5,12 +5,11 @@
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::num::NonZeroUsize;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
 use aula_course::{default_agents, Action, Course};
-use aula_providers::transport::memory::{ScriptedAnswer, ScriptedTransport};
+use aula_providers::transport::memory::{run_to_end, ScriptedAnswer, ScriptedTransport};
 use aula_providers::transport::{HttpRequest, PendingResponse, TransportError};
 use aula_providers::{preset, Endpoint, Sleeper, Transport};
 use serde_json::Value;
@@ -143,17 +142,6 @@ impl Sleeper for Clock {
     }
 }
 
-fn block_on<T>(future: impl Future<Output = T>) -> T {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    for _ in 0..100_000 {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-    panic!("the future never finished");
-}
-
 fn endpoint() -> Endpoint {
     Endpoint::from_preset(
         preset("openai").unwrap(),
@@ -204,7 +192,7 @@ fn run_with(
         token_budget: None,
     };
     let record = with_env(model, control, |env| {
-        block_on(run_scenes(env, plan, &mut |event, _| events.push(event)))
+        run_to_end(run_scenes(env, plan, &mut |event, _| events.push(event)))
     });
     Run { events, record }
 }
@@ -236,7 +224,7 @@ fn the_outline_streams_its_scenes_and_is_read() {
     let mut events = Vec::new();
     let mut stats = crate::job::TaskStats::default();
     let outline = with_env(&model, GenControl::default(), |env| {
-        block_on(generate_outline(env, &request(), &mut stats, &mut |e| {
+        run_to_end(generate_outline(env, &request(), &mut stats, &mut |e| {
             events.push(e)
         }))
     })
@@ -548,7 +536,7 @@ fn the_first_contents_are_written_while_the_outline_streams_and_never_twice() {
     let mut stats = crate::job::TaskStats::default();
     let mut events = Vec::new();
     let (outline, early) = with_env(&model, GenControl::default(), |env| {
-        block_on(generate_outline_and_first_contents(
+        run_to_end(generate_outline_and_first_contents(
             env,
             &request(),
             &mut stats,
@@ -795,7 +783,7 @@ fn a_call_reports_waiting_then_writing_with_its_tokens() {
         progress: &progress,
     };
     let mut stats = crate::job::TaskStats::default();
-    block_on(generate_outline(&env, &request(), &mut stats, &mut |_| {})).unwrap();
+    run_to_end(generate_outline(&env, &request(), &mut stats, &mut |_| {})).unwrap();
     let seen = seen.borrow();
     assert_eq!(seen[0].1, crate::run::CallPhase::Waiting);
     assert_eq!(seen[0].2, 0);
@@ -874,12 +862,12 @@ fn every_request_fits_a_small_context_and_says_how_long_its_reply_may_be() {
         token_budget: None,
     };
     let mut stats = crate::job::TaskStats::default();
-    block_on(generate_outline(&env, &request, &mut stats, &mut |_| {})).unwrap();
+    run_to_end(generate_outline(&env, &request, &mut stats, &mut |_| {})).unwrap();
     assert!(
         stats.document_cut,
         "the document was cut to fit and that is recorded"
     );
-    let record = block_on(run_scenes(&env, plan, &mut |_, _| {}));
+    let record = run_to_end(run_scenes(&env, plan, &mut |_, _| {}));
     assert_eq!(record.finished.len(), 8);
     for body in model.requests.borrow().iter() {
         let chat: aula_providers::ChatRequest = aula_providers::ChatRequest {
@@ -938,7 +926,7 @@ fn job(outline: Option<Outline>, outline_only: bool) -> crate::wire::GenJob {
 fn run_whole(model: &Model, job: &crate::wire::GenJob) -> Vec<(bool, GenEvent, JobRecord)> {
     let mut posts = Vec::new();
     with_env(model, GenControl::default(), |env| {
-        block_on(crate::run::run_job(
+        run_to_end(crate::run::run_job(
             env,
             job,
             &request(),

@@ -2,9 +2,8 @@
 
 use std::cell::RefCell;
 use std::future::Future;
-use std::pin::{pin, Pin};
+use std::pin::Pin;
 use std::rc::Rc;
-use std::task::{Context, Poll, Waker};
 
 use serde_json::json;
 
@@ -14,17 +13,10 @@ use crate::fixtures::{
     OPENAI_REFUSAL_TRANSCRIPT, OPENAI_SERVER_ERROR_TRANSCRIPT, OPENAI_TRANSCRIPT,
     OPENAI_TWO_CHOICES_TRANSCRIPT, OPENROUTER_LENGTH_THEN_ERROR_TRANSCRIPT,
 };
-use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
+use crate::transport::memory::{run_to_end, ScriptedAnswer, ScriptedTransport};
 use crate::*;
 
 const KEY: &str = "sk-test-9f8e7d6c5b4a39281706";
-
-/// The scripted transport and the fake sleeper never wait, so one poll finishes the future.
-fn run(future: impl Future<Output = ()>) {
-    let mut future = pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
-    assert_eq!(future.as_mut().poll(&mut cx), Poll::Ready(()));
-}
 
 fn endpoint_for(id: &str, model: &str) -> Endpoint {
     Endpoint::from_preset(preset(id).unwrap(), model, Some(KEY.into()))
@@ -46,7 +38,7 @@ fn collect_with(transport: &ScriptedTransport, endpoint: Endpoint) -> Vec<Stream
     let (_abort, drive) = stream_chat(transport, endpoint, &request(), move |e| {
         sink.borrow_mut().push(e)
     });
-    run(drive);
+    run_to_end(drive);
     let out = events.borrow().clone();
     out
 }
@@ -788,7 +780,7 @@ fn a_json_request_streams_json_deltas() {
     let (_abort, drive) = stream_chat(&transport, endpoint(), &req, move |e| {
         sink.borrow_mut().push(e)
     });
-    run(drive);
+    run_to_end(drive);
     assert!(matches!(events.borrow()[0], StreamEvent::JsonDelta(_)));
 }
 
@@ -889,7 +881,7 @@ fn aborting_before_the_body_ends_with_aborted_only() {
         sink.borrow_mut().push(e)
     });
     abort.abort();
-    run(drive);
+    run_to_end(drive);
     assert_eq!(
         events.borrow().as_slice(),
         [StreamEvent::Error(ProviderError::Aborted {
@@ -911,7 +903,7 @@ fn aborting_mid_reply_keeps_what_arrived_and_ends_with_aborted() {
         }
         sink.borrow_mut().push(e);
     });
-    run(drive);
+    run_to_end(drive);
     assert_eq!(
         events.borrow().as_slice(),
         [
@@ -957,7 +949,7 @@ fn with_retry(
         move |e| sink.borrow_mut().push(e),
         move |attempt, ms, err: &ProviderError| log.borrow_mut().push((attempt, ms, err.clone())),
     );
-    run(drive);
+    run_to_end(drive);
     let out = (events.borrow().clone(), retries.borrow().clone());
     out
 }
@@ -1118,7 +1110,7 @@ fn a_local_server_gets_minutes_to_read_its_prompt_before_it_counts_as_stalled() 
         move |e| sink.borrow_mut().push(e),
         |_, _, _: &ProviderError| {},
     );
-    run(drive);
+    run_to_end(drive);
     assert!(sleeper.asked.borrow().contains(&retry::LOCAL_FIRST_BYTE_MS));
     assert!(!sleeper.asked.borrow().contains(&60_000));
 }
@@ -1172,7 +1164,7 @@ fn aborting_a_retrying_stream_stops_it() {
         |_, _, _: &ProviderError| {},
     );
     abort.abort();
-    run(drive);
+    run_to_end(drive);
     assert_eq!(
         events.borrow().as_slice(),
         [StreamEvent::Error(ProviderError::Aborted {

@@ -201,7 +201,7 @@ pub async fn probe_limits(transport: &dyn Transport, endpoint: &Endpoint) -> Ser
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
+    use crate::transport::memory::{run_to_end, ScriptedAnswer, ScriptedTransport};
 
     fn endpoint(id: &str) -> Endpoint {
         Endpoint::from_preset(preset(id).unwrap(), "qwen2.5-coder", None)
@@ -325,19 +325,6 @@ mod tests {
 
     #[test]
     fn probing_a_server_that_fails_or_lies_says_nothing() {
-        use std::future::Future;
-        use std::pin::pin;
-        use std::task::{Context, Poll, Waker};
-        fn now<T>(future: impl Future<Output = T>) -> T {
-            let mut future = pin!(future);
-            match future
-                .as_mut()
-                .poll(&mut Context::from_waker(Waker::noop()))
-            {
-                Poll::Ready(v) => v,
-                Poll::Pending => panic!("scripted transports answer at once"),
-            }
-        }
         let ok = ScriptedTransport::answering(
             Vec::new(),
             ScriptedAnswer::status(
@@ -347,7 +334,7 @@ mod tests {
             ),
         );
         assert_eq!(
-            now(probe_limits(&ok, &endpoint("llamacpp"))),
+            run_to_end(probe_limits(&ok, &endpoint("llamacpp"))),
             ServerLimits {
                 context_tokens: Some(16384),
                 slots: Some(2)
@@ -358,14 +345,14 @@ mod tests {
             ScriptedAnswer::status(404, vec![], "not found"),
         );
         assert_eq!(
-            now(probe_limits(&missing, &endpoint("llamacpp"))),
+            run_to_end(probe_limits(&missing, &endpoint("llamacpp"))),
             ServerLimits::default()
         );
         let mut refused = ScriptedAnswer::status(200, vec![], "");
         refused.connect_error = Some(crate::TransportError::Network("refused".into()));
         let refused = ScriptedTransport::answering(Vec::new(), refused);
         assert_eq!(
-            now(probe_limits(&refused, &endpoint("llamacpp"))),
+            run_to_end(probe_limits(&refused, &endpoint("llamacpp"))),
             ServerLimits::default()
         );
     }

@@ -168,25 +168,9 @@ mod tests {
     }
 
     mod listing {
-        use std::future::Future;
-        use std::pin::pin;
-        use std::task::{Context, Poll, Waker};
-
         use super::*;
-        use crate::transport::memory::{ScriptedAnswer, ScriptedTransport};
+        use crate::transport::memory::{run_to_end, ScriptedAnswer, ScriptedTransport};
         use crate::transport::TransportError;
-
-        /// The scripted transport never waits, so one poll finishes.
-        fn now<T>(future: impl Future<Output = T>) -> T {
-            let mut future = pin!(future);
-            match future
-                .as_mut()
-                .poll(&mut Context::from_waker(Waker::noop()))
-            {
-                Poll::Ready(value) => value,
-                Poll::Pending => panic!("the scripted transport should answer at once"),
-            }
-        }
 
         fn answering(answer: ScriptedAnswer) -> ScriptedTransport {
             ScriptedTransport::answering(Vec::new(), answer)
@@ -199,7 +183,8 @@ mod tests {
                 vec![],
                 r#"{"object":"list","data":[{"id":"gpt-b"},{"id":"gpt-a"}]}"#,
             ));
-            let models = now(list_models(&transport, &endpoint("openai", Some("sk-a")))).unwrap();
+            let models =
+                run_to_end(list_models(&transport, &endpoint("openai", Some("sk-a")))).unwrap();
             assert_eq!(models, Some(vec!["gpt-a".to_string(), "gpt-b".to_string()]));
             let sent = transport.requests.borrow();
             assert_eq!(sent[0].method, Method::Get);
@@ -213,7 +198,7 @@ mod tests {
                 vec![],
                 r#"{"error":{"message":"Incorrect API key provided: sk-secret"}}"#,
             ));
-            let error = now(list_models(
+            let error = run_to_end(list_models(
                 &transport,
                 &endpoint("openai", Some("sk-secret")),
             ))
@@ -225,7 +210,8 @@ mod tests {
             assert!(!error.to_string().contains("sk-secret"));
 
             let transport = answering(ScriptedAnswer::status(404, vec![], "Not Found"));
-            let error = now(list_models(&transport, &endpoint("openai", Some("k")))).unwrap_err();
+            let error =
+                run_to_end(list_models(&transport, &endpoint("openai", Some("k")))).unwrap_err();
             assert!(
                 error.to_string().contains("no model list at this address"),
                 "{error}"
@@ -238,14 +224,14 @@ mod tests {
             let mut answer = ScriptedAnswer::status(200, vec![], "");
             answer.connect_error = Some(TransportError::Network("refused".into()));
             let error =
-                now(list_models(&answering(answer), &endpoint("ollama", None))).unwrap_err();
+                run_to_end(list_models(&answering(answer), &endpoint("ollama", None))).unwrap_err();
             assert!(matches!(error, ProviderError::Network { .. }), "{error:?}");
             assert!(error.to_string().contains("OLLAMA_ORIGINS"), "{error}");
 
             // Zhipu's API has no model list: the learner types the name, nothing is sent.
             let transport = answering(ScriptedAnswer::status(500, vec![], ""));
             assert_eq!(
-                now(list_models(&transport, &endpoint("zhipu", Some("k")))).unwrap(),
+                run_to_end(list_models(&transport, &endpoint("zhipu", Some("k")))).unwrap(),
                 None
             );
             assert!(transport.requests.borrow().is_empty());

@@ -166,6 +166,21 @@ pub mod memory {
 
     use super::*;
 
+    /// Runs `future` to its end by polling it with a waker that does nothing: what only waits on
+    /// a scripted transport (and on sleepers that end at once) finishes without a runtime. The
+    /// one helper every crate's tests drive the core's async code with. Panics if the future
+    /// still waits after many polls: something real was awaited.
+    pub fn run_to_end<T>(future: impl std::future::Future<Output = T>) -> T {
+        let mut future = std::pin::pin!(future);
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        for _ in 0..100_000 {
+            if let Poll::Ready(value) = future.as_mut().poll(&mut cx) {
+                return value;
+            }
+        }
+        panic!("the future never finished: it waits on something no test answers");
+    }
+
     /// One canned answer.
     #[derive(Debug, Clone)]
     pub struct ScriptedAnswer {
