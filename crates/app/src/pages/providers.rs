@@ -67,22 +67,67 @@ fn endpoints_to_test(connection: &Connection) -> Vec<Endpoint> {
     endpoints
 }
 
+/// What the parts of the settings share: the connection being edited and how saving went.
+#[derive(Clone, Copy)]
+struct Form {
+    i18n: I18n,
+    connection: RwSignal<Connection>,
+    /// A key typed but not yet taken into the connection.
+    key_input: RwSignal<String>,
+    saved: RwSignal<Outcome>,
+    /// The model names the provider listed.
+    listed: RwSignal<Vec<String>>,
+    models_note: RwSignal<Outcome>,
+    vault_note: RwSignal<Outcome>,
+}
+
+impl Form {
+    /// Takes a key typed in the field into the connection (it replaces the saved one and any
+    /// passphrase protection of it); the connection as it now stands.
+    fn commit(self) -> Connection {
+        let typed = self.key_input.get_untracked();
+        if !typed.trim().is_empty() {
+            self.connection.update(|c| {
+                c.api_key = Some(typed.trim().to_owned());
+                c.sealed_key = None;
+            });
+            self.key_input.set(String::new());
+        }
+        self.connection.get_untracked()
+    }
+
+    /// Saves `current`; `done` is what the learner reads when it worked.
+    fn persist(self, current: Connection, done: Option<String>) {
+        let (i18n, saved) = (self.i18n, self.saved);
+        spawn_local(async move {
+            saved.set(Some(match save_connection(&current).await {
+                Ok(()) => Ok(done.unwrap_or_else(|| t_string!(i18n, provider_saved).to_owned())),
+                Err(e) => Err(e.to_string()),
+            }));
+        });
+    }
+}
+
 #[component]
 pub fn ProviderSettings() -> impl IntoView {
     let i18n = use_i18n();
-    let connection = RwSignal::new(Connection::from_preset(&PRESETS[0]));
-    let key_input = RwSignal::new(String::new());
-    let saved = RwSignal::new(None::<Result<String, String>>);
-    let reply = RwSignal::new(String::new());
-    let test = RwSignal::new(TestState::Idle);
-    let running = StoredValue::new(None::<u32>);
-    let listed = RwSignal::new(Vec::<String>::new());
-    let models_note = RwSignal::new(None::<Result<String, String>>);
-    let passphrase = RwSignal::new(String::new());
-    let vault_note = RwSignal::new(None::<Result<String, String>>);
-    let busy = RwSignal::new(false);
-    let limits_note = RwSignal::new(String::new());
-
+    let form = Form {
+        i18n,
+        connection: RwSignal::new(Connection::from_preset(&PRESETS[0])),
+        key_input: RwSignal::new(String::new()),
+        saved: RwSignal::new(None),
+        listed: RwSignal::new(Vec::new()),
+        models_note: RwSignal::new(None),
+        vault_note: RwSignal::new(None),
+    };
+    let Form {
+        connection,
+        saved,
+        listed,
+        models_note,
+        vault_note,
+        ..
+    } = form;
     spawn_local(async move {
         match load_connection().await {
             Ok(Some(stored)) => connection.set(stored),
@@ -90,7 +135,6 @@ pub fn ProviderSettings() -> impl IntoView {
             Err(error) => saved.set(Some(Err(error.to_string()))),
         }
     });
-
     let preset = Memo::new(move |_| connection.with(|c| c.preset()));
     let choose_preset = move |ev| {
         let id = event_target_value(&ev);
@@ -108,40 +152,134 @@ pub fn ProviderSettings() -> impl IntoView {
             models_note.set(None);
         }
     };
-
-    // A key typed in the field replaces the saved one (and any passphrase protection of it).
-    let commit = move || {
-        let typed = key_input.get_untracked();
-        if !typed.trim().is_empty() {
-            connection.update(|c| {
-                c.api_key = Some(typed.trim().to_owned());
-                c.sealed_key = None;
-            });
-            key_input.set(String::new());
+    let save = move |_| form.persist(form.commit(), None);
+    let access_note = move || match preset.get().browser {
+        BrowserAccess::Direct => None,
+        BrowserAccess::OptInHeader => Some(t_string!(i18n, provider_access_opt_in).to_string()),
+        BrowserAccess::NeedsProxy => Some(t_string!(i18n, provider_access_proxy).to_string()),
+        BrowserAccess::LocalServerNeedsOrigin(how) => {
+            Some(format!("{} {how}", t_string!(i18n, provider_access_local)))
         }
-        connection.get_untracked()
-    };
-    let persist = move |current: Connection, done: Option<String>| {
-        spawn_local(async move {
-            saved.set(Some(match save_connection(&current).await {
-                Ok(()) => Ok(done.unwrap_or_else(|| t_string!(i18n, provider_saved).to_owned())),
-                Err(e) => Err(e.to_string()),
-            }));
-        });
+        BrowserAccess::Unverified => Some(t_string!(i18n, provider_access_unverified).to_string()),
     };
 
-    let save = move |_| persist(commit(), None);
+    // One view for the role models and the limits (each distinct view costs the bundle its own
+    // code): a label, an input bound to the connection, and a placeholder.
+    // `list` suggests model names; `mode` is the keyboard a phone shows.
+    let connection_field = move |label: Key,
+                                 testid: &'static str,
+                                 placeholder: Key,
+                                 (list, mode): (&'static str, &'static str),
+                                 get: fn(&Connection) -> String,
+                                 set: fn(&mut Connection, String)| {
+        view! {
+            <label class="field">
+                <span class="field-label">{i18n.tr(label)}</span>
+                <input list=list inputmode=mode data-testid=testid spellcheck="false" placeholder=i18n.tr(placeholder)
+                    prop:value=move || connection.with(get)
+                    on:input=move |ev| connection.update(|c| set(c, event_target_value(&ev)))/>
+            </label>
+        }
+    };
+    const MODEL: (&str, &str) = ("provider-models", "text");
+    const NUMBER: (&str, &str) = ("", "numeric");
+    // 0 is "not set": an empty field.
+    fn number(n: u32) -> String {
+        if n == 0 {
+            String::new()
+        } else {
+            n.to_string()
+        }
+    }
+    fn positive(text: String) -> u32 {
+        text.trim().parse().unwrap_or(0)
+    }
+
+    view! {
+        <div class="card provider-card" data-testid="provider-settings">
+            <h2>{t!(i18n, provider_title)}</h2>
+            <p class="hint">{t!(i18n, provider_privacy)}</p>
+            <div class="form-grid">
+                <label class="field">
+                    <span class="field-label">{t!(i18n, provider_label)}</span>
+                    <select data-testid="provider-preset" on:change=choose_preset>
+                        {PRESETS.iter().map(|p| view! {
+                            <option value=p.id selected=move || connection.with(|c| c.preset == p.id)>{p.name}</option>
+                        }).collect_view()}
+                    </select>
+                </label>
+                <label class="field">
+                    <span class="field-label">{t!(i18n, provider_url)}</span>
+                    <input type="url" data-testid="provider-url" spellcheck="false"
+                        prop:value=move || connection.with(|c| c.base_url.clone())
+                        on:input=move |ev| connection.update(|c| c.base_url = event_target_value(&ev))/>
+                </label>
+                <Show when=move || preset.get().key != KeyNeed::None>
+                    <KeyField form=form preset=preset/>
+                </Show>
+                <ModelField form=form preset=preset/>
+                {connection_field(Key::provider_director_model, "provider-director-model", Key::provider_same_model, MODEL, |c| c.director_model.clone(), |c, v| c.director_model = v)}
+                {connection_field(Key::provider_generation_model, "provider-generation-model", Key::provider_same_model, MODEL, |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
+                {connection_field(Key::provider_context, "provider-context", Key::provider_limit_server, NUMBER, |c| number(c.context_tokens), |c, v| c.context_tokens = positive(v))}
+                {connection_field(Key::provider_parallel, "provider-parallel", Key::provider_limit_server, NUMBER, |c| number(c.parallel), |c, v| c.parallel = positive(v))}
+            </div>
+            <p class="hint">{t!(i18n, provider_limits_hint)}</p>
+            <KeyVault form=form/>
+            {outcome_view(move || vault_note.get(), "provider-vault-note")}
+            {move || access_note().map(|note| view! { <p class="note">{note}</p> })}
+            <ConnectionTest form=form save=save/>
+        </div>
+    }
+}
+
+/// The key: typed here, shown masked once saved, removable.
+#[component]
+fn KeyField(form: Form, preset: Memo<&'static aula_providers::Preset>) -> impl IntoView {
+    let Form {
+        i18n,
+        connection,
+        key_input,
+        vault_note,
+        ..
+    } = form;
     let remove_key = move |_| {
         connection.update(|c| {
             c.api_key = None;
             c.sealed_key = None;
         });
         vault_note.set(None);
-        persist(connection.get_untracked(), None);
+        form.persist(connection.get_untracked(), None);
     };
+    view! {
+                    <div class="field">
+                        <label class="field-label" for="provider-key">{t!(i18n, provider_key)}</label>
+                        <input type="password" id="provider-key" data-testid="provider-key" autocomplete="off" spellcheck="false"
+                            placeholder=move || connection.with(|c| c.masked_key()).unwrap_or_else(|| t_string!(i18n, provider_key_placeholder).to_string())
+                            prop:value=move || key_input.get()
+                            on:input=move |ev| key_input.set(event_target_value(&ev))/>
+                        <span class="hint">
+                            <a href=move || preset.get().key_url target="_blank" rel="noopener noreferrer">{t!(i18n, provider_get_key)}</a>
+                            {move || connection.with(|c| c.sealed_key.is_some() || c.api_key.is_some()).then(|| view! {
+                                " · " {t!(i18n, provider_key_saved)} " " <code>{move || connection.with(|c| c.masked_key()).unwrap_or_else(|| "••••".into())}</code> " "
+                                <button class="link-button" data-testid="provider-key-remove" on:click=remove_key>{t!(i18n, provider_key_remove)}</button>
+                            })}
+                        </span>
+                    </div>
+    }
+}
 
+/// The teaching model, with the provider's list of models to pick from.
+#[component]
+fn ModelField(form: Form, preset: Memo<&'static aula_providers::Preset>) -> impl IntoView {
+    let Form {
+        i18n,
+        connection,
+        listed,
+        models_note,
+        ..
+    } = form;
     let load_models = move |_| {
-        let current = commit();
+        let current = form.commit();
         if current.is_locked() {
             models_note.set(Some(Err(t_string!(i18n, provider_unlock_first).to_owned())));
             return;
@@ -166,8 +304,44 @@ pub fn ProviderSettings() -> impl IntoView {
         });
     };
 
+    view! {
+                <div class="field">
+                    <label class="field-label" for="provider-model">{t!(i18n, provider_model)}</label>
+                    <div class="inline-form">
+                        <input id="provider-model" list="provider-models" data-testid="provider-model" spellcheck="false"
+                            prop:value=move || connection.with(|c| c.model.clone())
+                            on:input=move |ev| connection.update(|c| c.model = event_target_value(&ev))/>
+                        <button class="secondary" data-testid="provider-list-models" on:click=load_models>{t!(i18n, provider_models_load)}</button>
+                    </div>
+                    <span class="hint">{outcome_view(move || models_note.get(), "provider-models-note")}</span>
+                    <datalist id="provider-models">
+                        {move || {
+                            let listed = listed.get();
+                            let names: Vec<String> = if listed.is_empty() {
+                                preset.get().models.iter().map(|m| m.to_string()).collect()
+                            } else {
+                                listed
+                            };
+                            names.into_iter().map(|m| view! { <option value=m></option> }).collect_view()
+                        }}
+                    </datalist>
+                </div>
+    }
+}
+
+/// Protecting the key with a passphrase, unlocking it, taking the protection off.
+#[component]
+fn KeyVault(form: Form) -> impl IntoView {
+    let Form {
+        i18n,
+        connection,
+        vault_note,
+        ..
+    } = form;
+    let passphrase = RwSignal::new(String::new());
+    let busy = RwSignal::new(false);
     let protect = move || {
-        let current = commit();
+        let current = form.commit();
         let phrase = passphrase.get_untracked();
         let Some(key) = current.api_key.clone() else {
             vault_note.set(Some(Err(t_string!(i18n, provider_no_key).to_owned())));
@@ -186,7 +360,7 @@ pub fn ProviderSettings() -> impl IntoView {
                     connection.update(|c| c.sealed_key = Some(sealed));
                     passphrase.set(String::new());
                     vault_note.set(None);
-                    persist(
+                    form.persist(
                         connection.get_untracked(),
                         Some(t_string!(i18n, provider_protected).to_owned()),
                     );
@@ -216,11 +390,55 @@ pub fn ProviderSettings() -> impl IntoView {
     };
     let unprotect = move |_| {
         connection.update(|c| c.sealed_key = None);
-        persist(connection.get_untracked(), None);
+        form.persist(connection.get_untracked(), None);
     };
 
+    // One structure for the three states of passphrase protection; parts are hidden, not rebuilt.
+    let vault_state = move || {
+        connection.with(
+            |c| match (c.is_locked(), c.sealed_key.is_some(), c.api_key.is_some()) {
+                (true, _, _) => "locked",
+                (_, true, _) => "protected",
+                (_, _, true) => "open",
+                _ => "none",
+            },
+        )
+    };
+    view! {
+        <div class="vault" data-testid="provider-vault" data-state=vault_state hidden=move || vault_state() == "none">
+            <p class="vault-title">{move || match vault_state() {
+                "locked" => t_string!(i18n, provider_locked),
+                "protected" => t_string!(i18n, provider_protected),
+                _ => t_string!(i18n, provider_vault_title),
+            }}</p>
+            <p class="hint" hidden=move || vault_state() != "open">{t!(i18n, provider_vault_hint)}</p>
+            <div class="inline-form" hidden=move || vault_state() == "protected">
+                <input type="password" data-testid="provider-passphrase" autocomplete="off" aria-label=t!(i18n, provider_passphrase)
+                    placeholder=t!(i18n, provider_passphrase)
+                    prop:value=move || passphrase.get()
+                    on:input=move |ev| passphrase.set(event_target_value(&ev))
+                    on:keydown=move |ev| if ev.key() == "Enter" { if vault_state() == "locked" { unlock() } else { protect() } }/>
+                <button class="secondary" data-testid="provider-vault-action" disabled=move || busy.get()
+                    on:click=move |_| if vault_state() == "locked" { unlock() } else { protect() }>
+                    {move || if vault_state() == "locked" { t_string!(i18n, provider_unlock) } else { t_string!(i18n, provider_protect) }}
+                </button>
+            </div>
+            <button class="link-button" data-testid="provider-unprotect" hidden=move || vault_state() != "protected" on:click=unprotect>{t!(i18n, provider_unprotect)}</button>
+        </div>
+    }
+}
+
+/// Saving, and the connection test: a one-line reply from every distinct model, then what the
+/// server says of its limits.
+#[component]
+fn ConnectionTest(form: Form, save: impl Fn(leptos::ev::MouseEvent) + 'static) -> impl IntoView {
+    let Form { i18n, saved, .. } = form;
+    let reply = RwSignal::new(String::new());
+    let test = RwSignal::new(TestState::Idle);
+    let running = StoredValue::new(None::<u32>);
+    let limits_note = RwSignal::new(String::new());
     let run_test = move |_| {
-        let current = commit();
+        let current = form.commit();
         reply.set(String::new());
         if current.is_locked() {
             test.set(TestState::Failed(
@@ -313,147 +531,7 @@ pub fn ProviderSettings() -> impl IntoView {
     };
     let testing = move || matches!(test.get(), TestState::Running | TestState::Retrying(_));
 
-    let access_note = move || match preset.get().browser {
-        BrowserAccess::Direct => None,
-        BrowserAccess::OptInHeader => Some(t_string!(i18n, provider_access_opt_in).to_string()),
-        BrowserAccess::NeedsProxy => Some(t_string!(i18n, provider_access_proxy).to_string()),
-        BrowserAccess::LocalServerNeedsOrigin(how) => {
-            Some(format!("{} {how}", t_string!(i18n, provider_access_local)))
-        }
-        BrowserAccess::Unverified => Some(t_string!(i18n, provider_access_unverified).to_string()),
-    };
-
-    // One view for the role models and the limits (each distinct view costs the bundle its own
-    // code): a label, an input bound to the connection, and a placeholder.
-    // `list` suggests model names; `mode` is the keyboard a phone shows.
-    let connection_field = move |label: Key,
-                                 testid: &'static str,
-                                 placeholder: Key,
-                                 (list, mode): (&'static str, &'static str),
-                                 get: fn(&Connection) -> String,
-                                 set: fn(&mut Connection, String)| {
-        view! {
-            <label class="field">
-                <span class="field-label">{i18n.tr(label)}</span>
-                <input list=list inputmode=mode data-testid=testid spellcheck="false" placeholder=i18n.tr(placeholder)
-                    prop:value=move || connection.with(get)
-                    on:input=move |ev| connection.update(|c| set(c, event_target_value(&ev)))/>
-            </label>
-        }
-    };
-    const MODEL: (&str, &str) = ("provider-models", "text");
-    const NUMBER: (&str, &str) = ("", "numeric");
-    // 0 is "not set": an empty field.
-    fn number(n: u32) -> String {
-        if n == 0 {
-            String::new()
-        } else {
-            n.to_string()
-        }
-    }
-    fn positive(text: String) -> u32 {
-        text.trim().parse().unwrap_or(0)
-    }
-
-    // One structure for the three states of passphrase protection; parts are hidden, not rebuilt.
-    let vault_state = move || {
-        connection.with(
-            |c| match (c.is_locked(), c.sealed_key.is_some(), c.api_key.is_some()) {
-                (true, _, _) => "locked",
-                (_, true, _) => "protected",
-                (_, _, true) => "open",
-                _ => "none",
-            },
-        )
-    };
-    let vault_view = view! {
-        <div class="vault" data-testid="provider-vault" data-state=vault_state hidden=move || vault_state() == "none">
-            <p class="vault-title">{move || match vault_state() {
-                "locked" => t_string!(i18n, provider_locked),
-                "protected" => t_string!(i18n, provider_protected),
-                _ => t_string!(i18n, provider_vault_title),
-            }}</p>
-            <p class="hint" hidden=move || vault_state() != "open">{t!(i18n, provider_vault_hint)}</p>
-            <div class="inline-form" hidden=move || vault_state() == "protected">
-                <input type="password" data-testid="provider-passphrase" autocomplete="off" aria-label=t!(i18n, provider_passphrase)
-                    placeholder=t!(i18n, provider_passphrase)
-                    prop:value=move || passphrase.get()
-                    on:input=move |ev| passphrase.set(event_target_value(&ev))
-                    on:keydown=move |ev| if ev.key() == "Enter" { if vault_state() == "locked" { unlock() } else { protect() } }/>
-                <button class="secondary" data-testid="provider-vault-action" disabled=move || busy.get()
-                    on:click=move |_| if vault_state() == "locked" { unlock() } else { protect() }>
-                    {move || if vault_state() == "locked" { t_string!(i18n, provider_unlock) } else { t_string!(i18n, provider_protect) }}
-                </button>
-            </div>
-            <button class="link-button" data-testid="provider-unprotect" hidden=move || vault_state() != "protected" on:click=unprotect>{t!(i18n, provider_unprotect)}</button>
-        </div>
-    };
-
     view! {
-        <div class="card provider-card" data-testid="provider-settings">
-            <h2>{t!(i18n, provider_title)}</h2>
-            <p class="hint">{t!(i18n, provider_privacy)}</p>
-            <div class="form-grid">
-                <label class="field">
-                    <span class="field-label">{t!(i18n, provider_label)}</span>
-                    <select data-testid="provider-preset" on:change=choose_preset>
-                        {PRESETS.iter().map(|p| view! {
-                            <option value=p.id selected=move || connection.with(|c| c.preset == p.id)>{p.name}</option>
-                        }).collect_view()}
-                    </select>
-                </label>
-                <label class="field">
-                    <span class="field-label">{t!(i18n, provider_url)}</span>
-                    <input type="url" data-testid="provider-url" spellcheck="false"
-                        prop:value=move || connection.with(|c| c.base_url.clone())
-                        on:input=move |ev| connection.update(|c| c.base_url = event_target_value(&ev))/>
-                </label>
-                <Show when=move || preset.get().key != KeyNeed::None>
-                    <div class="field">
-                        <label class="field-label" for="provider-key">{t!(i18n, provider_key)}</label>
-                        <input type="password" id="provider-key" data-testid="provider-key" autocomplete="off" spellcheck="false"
-                            placeholder=move || connection.with(|c| c.masked_key()).unwrap_or_else(|| t_string!(i18n, provider_key_placeholder).to_string())
-                            prop:value=move || key_input.get()
-                            on:input=move |ev| key_input.set(event_target_value(&ev))/>
-                        <span class="hint">
-                            <a href=move || preset.get().key_url target="_blank" rel="noopener noreferrer">{t!(i18n, provider_get_key)}</a>
-                            {move || connection.with(|c| c.sealed_key.is_some() || c.api_key.is_some()).then(|| view! {
-                                " · " {t!(i18n, provider_key_saved)} " " <code>{move || connection.with(|c| c.masked_key()).unwrap_or_else(|| "••••".into())}</code> " "
-                                <button class="link-button" data-testid="provider-key-remove" on:click=remove_key>{t!(i18n, provider_key_remove)}</button>
-                            })}
-                        </span>
-                    </div>
-                </Show>
-                <div class="field">
-                    <label class="field-label" for="provider-model">{t!(i18n, provider_model)}</label>
-                    <div class="inline-form">
-                        <input id="provider-model" list="provider-models" data-testid="provider-model" spellcheck="false"
-                            prop:value=move || connection.with(|c| c.model.clone())
-                            on:input=move |ev| connection.update(|c| c.model = event_target_value(&ev))/>
-                        <button class="secondary" data-testid="provider-list-models" on:click=load_models>{t!(i18n, provider_models_load)}</button>
-                    </div>
-                    <span class="hint">{outcome_view(move || models_note.get(), "provider-models-note")}</span>
-                    <datalist id="provider-models">
-                        {move || {
-                            let listed = listed.get();
-                            let names: Vec<String> = if listed.is_empty() {
-                                preset.get().models.iter().map(|m| m.to_string()).collect()
-                            } else {
-                                listed
-                            };
-                            names.into_iter().map(|m| view! { <option value=m></option> }).collect_view()
-                        }}
-                    </datalist>
-                </div>
-                {connection_field(Key::provider_director_model, "provider-director-model", Key::provider_same_model, MODEL, |c| c.director_model.clone(), |c, v| c.director_model = v)}
-                {connection_field(Key::provider_generation_model, "provider-generation-model", Key::provider_same_model, MODEL, |c| c.generation_model.clone(), |c, v| c.generation_model = v)}
-                {connection_field(Key::provider_context, "provider-context", Key::provider_limit_server, NUMBER, |c| number(c.context_tokens), |c, v| c.context_tokens = positive(v))}
-                {connection_field(Key::provider_parallel, "provider-parallel", Key::provider_limit_server, NUMBER, |c| number(c.parallel), |c, v| c.parallel = positive(v))}
-            </div>
-            <p class="hint">{t!(i18n, provider_limits_hint)}</p>
-            {vault_view}
-            {outcome_view(move || vault_note.get(), "provider-vault-note")}
-            {move || access_note().map(|note| view! { <p class="note">{note}</p> })}
             <div class="form-actions">
                 <button class="primary" data-testid="provider-save" on:click=save>{t!(i18n, provider_save)}</button>
                 <button class="secondary" data-testid="provider-test" disabled=testing on:click=run_test>
@@ -491,6 +569,5 @@ pub fn ProviderSettings() -> impl IntoView {
                     }}
                 </p>
             </div>
-        </div>
     }
 }
