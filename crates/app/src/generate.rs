@@ -322,13 +322,16 @@ fn on_report(view: RwSignal<GenView>, outline_only: bool, report: GenReport) {
     let mut applied = Default::default();
     view.update(|v| applied = v.apply(&report, outline_only, crate::now_ms()));
     let Applied { save, course } = applied;
-    let file = view.with_untracked(|v| v.file.clone());
-    if let Some(file) = file {
-        let course_id = file.course_id.clone();
-        if save {
+    // Most reports (a call's progress) store nothing: the file is copied only to be saved.
+    if save {
+        if let Some(file) = view.with_untracked(|v| v.file.clone()) {
             save_file(file);
         }
-        if let Some(json) = course {
+    }
+    if let Some(json) = course {
+        if let Some(course_id) =
+            view.with_untracked(|v| v.file.as_ref().map(|f| f.course_id.clone()))
+        {
             save_course(course_id, json, view);
         }
     }

@@ -284,9 +284,11 @@ impl GenView {
             return applied;
         };
         // A part the worker wrote that does not read is left out; what was there stays.
+        let mut changed = false;
         if !report.record.is_empty() {
             if let Ok(record) = serde_json::from_str::<JobRecord>(&report.record) {
                 file.record = record;
+                changed = true;
             }
         }
         match report.event {
@@ -296,6 +298,7 @@ impl GenView {
             ReportEvent::Outline => {
                 if let Ok(outline) = serde_json::from_str::<Outline>(&report.outline) {
                     file.outline = Some(outline);
+                    changed = true;
                     file.record.tokens_spent = report.tokens;
                     file.status = if outline_only {
                         Status::Reviewing
@@ -347,7 +350,10 @@ impl GenView {
         if applied.save {
             self.bank(now);
         }
-        self.refresh_states();
+        // The states follow from the outline and the record: a call's progress changes neither.
+        if changed {
+            self.refresh_states();
+        }
         applied
     }
 }

@@ -241,12 +241,11 @@ impl Conversation {
             limits: connection.limits(),
         };
         let id = workers::round(job, move |event| {
-            self.record(event.clone());
-            match event {
+            match &event {
                 // Drawings, spotlight and laser show on the stage as they arrive.
                 ClassEvent::Action { action, .. } => {
                     // Through the text, whose action reader the page has for courses anyway.
-                    let action = serde_json::to_string(&action)
+                    let action = serde_json::to_string(action)
                         .ok()
                         .and_then(|text| serde_json::from_str::<Action>(&text).ok());
                     if let Some(action) = action {
@@ -254,16 +253,17 @@ impl Conversation {
                     }
                 }
                 ClassEvent::Error { message, .. } => {
-                    self.problem.try_set(Some(message));
+                    self.problem.try_set(Some(message.clone()));
                 }
                 ClassEvent::Finished(end) => {
                     self.running.try_set(None);
-                    if end != RoundEnd::Failed && was_playing {
+                    if *end != RoundEnd::Failed && was_playing {
                         self.session.send(Command::Resume);
                     }
                 }
                 _ => {}
             }
+            self.record(event);
         });
         self.running.set(Some(id));
         Ok(())
