@@ -10,6 +10,7 @@
 mod chart;
 mod code;
 mod latex;
+mod latex_text;
 mod markdown;
 
 #[cfg(test)]
@@ -21,6 +22,7 @@ pub mod chart_scale;
 pub use chart::{chart_svg, PALETTE as CHART_PALETTE};
 pub use code::highlight_code;
 pub use latex::{approx_width_em, latex_symbol, latex_to_mathml, LatexError};
+pub use latex_text::latex_to_text;
 pub use markdown::markdown_to_html;
 
 /// Escapes text for an HTML (or XML) text node or a quoted attribute value (one escaper for

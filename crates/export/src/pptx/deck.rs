@@ -10,7 +10,6 @@ use aula_course::scene::{
 use aula_course::{Course, Frame, Scene, SceneContent, SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH};
 
 use super::chart::chart_group;
-use super::latex::linear_form;
 use super::text::{
     code_paragraphs, height_points, markdown_paragraphs, shrink_to_fit, width_em, BaseStyle,
 };
@@ -20,6 +19,7 @@ use super::{
     Stroke, Table, TextBody, Typeface, EMU_PER_POINT, TABLE_CELL_MARGIN_X_EMU,
     TABLE_CELL_MARGIN_Y_EMU,
 };
+use aula_render::latex_to_text;
 
 /// The classroom's slide text colour (`--slide-text`).
 const SLIDE_TEXT: Color = Color::rgb(0x1f, 0x29, 0x37);
@@ -618,7 +618,7 @@ fn table_item(table: &TableElement, frame: EmuRect, name: String) -> DeckItem {
 }
 
 fn latex_item(latex: &LatexElement, frame: EmuRect, name: String) -> DeckItem {
-    let text = linear_form(&latex.latex);
+    let text = latex_to_text(&latex.latex);
     let width = latex.width.max(1.0);
     let em = width_em(&text, Typeface::Math, false).max(1.0) * 1.1;
     let size = (latex.height * 0.45)

@@ -11,7 +11,6 @@
 
 mod chart;
 mod deck;
-mod latex;
 mod ooxml;
 mod text;
 mod xml;

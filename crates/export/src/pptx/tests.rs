@@ -363,7 +363,7 @@ fn every_element_kind_becomes_its_native_counterpart() {
             {"type": "table", "id": "tb", "left": 360, "top": 200, "width": 300, "height": 100,
              "rows": [["H1", "H2"], ["1", "2"]]},
             {"type": "latex", "id": "lx", "left": 360, "top": 320, "width": 300, "height": 60,
-             "latex": "\\frac{a}{b}"},
+             "latex": "\\frac{a}{b} \\in \\mathbb{R}"},
             {"type": "code", "id": "cd", "left": 680, "top": 200, "width": 280, "height": 200,
              "language": "python", "code": "def f():\n    return 1", "file_name": "f.py"}
         ]),
@@ -391,7 +391,8 @@ fn every_element_kind_becomes_its_native_counterpart() {
         r#"<a:tbl>"#,
         r#"<a:gridCol w="#,
         r#"typeface="Cambria Math""#,
-        "a/b",
+        // The page's LaTeX parser, read as text: the same symbols and fonts as on the page.
+        "a/b ∈ ℝ",
         r#"typeface="Courier New""#,
         "f.py",
     ] {
