@@ -174,6 +174,14 @@ test("whatever a model writes around its form, Submit answers in the page and th
   const { context, page, problems } = await openCourse(variants);
   for (const [i, kind] of kinds.entries()) {
     await goToScene(page, i);
+    // Each page gets a frame of its own, not the last page's frame navigated to new content.
+    const fresh = await page.evaluate(() => {
+      const frame = document.querySelector("iframe.interactive-frame");
+      const seen = frame.aulaSeen === true;
+      frame.aulaSeen = true;
+      return !seen;
+    });
+    assert.equal(fresh, true, `${kind}: the frame of the page before was reused`);
     const { stayed } = await interactiveFrame(page);
     const inFrame = page.frameLocator("iframe.interactive-frame");
     if (kind === "a link away from the page") await inFrame.getByRole("link", { name: "Read more" }).click();

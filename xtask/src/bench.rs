@@ -81,6 +81,13 @@ pub fn run() -> Result<()> {
             .into_iter()
             .map(|l| ("page (generation)".to_string(), l)),
     );
+    // Cold loads of the home page and a sample's classroom; against AULA_BASELINE_DIST (another
+    // build of the same commit) when it is set.
+    lines.extend(
+        page_bench("page-load", "tests/bench/page-load.bench.mjs")?
+            .into_iter()
+            .map(|l| ("page (load)".to_string(), l)),
+    );
     let report = report_markdown(&lines);
     let path = project_root().join("target").join("bench-report.md");
     std::fs::write(&path, &report).with_context(|| format!("writing {}", path.display()))?;

@@ -219,6 +219,15 @@ const FRAME_PRELUDE: &str = concat!(
     "</style>",
 );
 
+/// The sandboxed frame for an interactive page's HTML (`srcdoc`), as markup.
+fn frame_markup(html: &str, title: &str) -> String {
+    format!(
+        r#"<iframe class="interactive-frame" sandbox="allow-scripts allow-forms" referrerpolicy="no-referrer" title="{}" srcdoc="{}"></iframe>"#,
+        aula_render::escape_html(title),
+        aula_render::escape_html(html)
+    )
+}
+
 /// An interactive page: LLM-written HTML in a sandboxed frame (see [`FRAME_PRELUDE`]).
 #[component]
 fn InteractiveScene(session: Lecture, scene_index: usize) -> impl IntoView {
@@ -229,7 +238,10 @@ fn InteractiveScene(session: Lecture, scene_index: usize) -> impl IntoView {
     });
     view! {
         <div class="scene-page interactive">
-            <iframe class="interactive-frame" sandbox="allow-scripts allow-forms" srcdoc=html title=move || t_string!(i18n, interactive_title) referrerpolicy="no-referrer"></iframe>
+            // Written as markup, so each interactive page gets a fresh frame element (no history,
+            // state or running script carried over from the page before) instead of the same
+            // frame navigated to new content. The page's HTML is escaped into the attribute.
+            <div class="frame-slot" inner_html=frame_markup(&html, &t_string!(i18n, interactive_title))></div>
             <button class="primary continue" on:click=move |_| session.send(Command::FinishScene)>{t!(i18n, continue_button)}</button>
         </div>
     }

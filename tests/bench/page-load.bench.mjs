@@ -1,0 +1,142 @@
+// Page-load bench: cold loads of the home page and of a sample's classroom, each in a fresh
+// browser context (nothing cached) from a gzip static host, several runs interleaved between
+// this build (AULA_DIST) and a baseline build (AULA_BASELINE_DIST, e.g. the same commit built
+// another way), reporting medians:
+//   - time to usable: the prompt box visible (home); the first slide drawn (classroom)
+//   - first contentful paint
+//   - bytes on the wire by kind (wasm, js, css, other), as the browser received them
+// Prints `page-load: … baseline …; ratio R` lines for `cargo xtask bench`. Without a baseline
+// build the baseline is this build's own home page, so the classroom line still says how much
+// more than the home page it costs.
+import { createServer } from "node:http";
+import { readFile, stat } from "node:fs/promises";
+import { extname, join, normalize } from "node:path";
+import { gzipSync } from "node:zlib";
+import { launchBrowser } from "../e2e/support.mjs";
+
+const RUNS = Number(process.env.AULA_BENCH_RUNS ?? 7);
+const SAMPLE = "sample-transformer-en";
+const MIME = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript",
+  ".mjs": "text/javascript",
+  ".wasm": "application/wasm",
+  ".css": "text/css",
+  ".json": "application/json",
+  ".svg": "image/svg+xml",
+  ".webmanifest": "application/manifest+json",
+};
+
+/** A static host for `root` that gzips every answer once (as a CDN would) and answers unknown
+ *  paths with index.html. */
+async function gzipHost(root) {
+  const cache = new Map();
+  const server = createServer(async (req, res) => {
+    const url = new URL(req.url, "http://localhost");
+    let file = join(root, normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, ""));
+    try {
+      if (!(await stat(file)).isFile()) file = join(root, "index.html");
+    } catch {
+      file = join(root, "index.html");
+    }
+    if (!cache.has(file)) cache.set(file, gzipSync(await readFile(file), { level: 9 }));
+    res.writeHead(200, {
+      "content-type": MIME[extname(file)] ?? "application/octet-stream",
+      "content-encoding": "gzip",
+      "cache-control": "no-store",
+    });
+    res.end(cache.get(file));
+  });
+  await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+const kindOf = (url) => {
+  const path = new URL(url).pathname;
+  if (path.endsWith(".wasm")) return "wasm";
+  if (path.endsWith(".js") || path.endsWith(".mjs")) return "js";
+  if (path.endsWith(".css")) return "css";
+  return "other";
+};
+
+/** One cold load of `path`, waiting for `ready` (a selector); its timings and bytes. */
+async function coldLoad(browser, base, path, ready) {
+  const context = await browser.newContext({ serviceWorkers: "block" });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  const urls = new Map();
+  const bytes = { wasm: 0, js: 0, css: 0, other: 0 };
+  cdp.on("Network.responseReceived", (e) => urls.set(e.requestId, e.response.url));
+  cdp.on("Network.loadingFinished", (e) => {
+    const url = urls.get(e.requestId);
+    if (url) bytes[kindOf(url)] += e.encodedDataLength;
+  });
+  const start = Date.now();
+  await page.goto(base + path);
+  await page.waitForSelector(ready, { state: "visible", timeout: 60_000 });
+  const usable = Date.now() - start;
+  const fcp = await page.evaluate(
+    () => performance.getEntriesByName("first-contentful-paint")[0]?.startTime ?? NaN,
+  );
+  await context.close();
+  return { usable, fcp, bytes };
+}
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
+
+const builds = [{ name: "this build", root: process.env.AULA_DIST }];
+if (process.env.AULA_BASELINE_DIST) builds.push({ name: "baseline build", root: process.env.AULA_BASELINE_DIST });
+if (!builds[0].root) throw new Error("AULA_DIST is not set");
+
+const loads = [
+  { name: "home", path: "/", ready: "[data-testid=prompt-input]" },
+  { name: "classroom", path: `/classroom/${SAMPLE}`, ready: "[data-testid=slide-canvas] .slide-elements > *" },
+];
+
+const hosts = await Promise.all(builds.map((b) => gzipHost(b.root)));
+const browser = await launchBrowser();
+const results = builds.map(() => Object.fromEntries(loads.map((l) => [l.name, []])));
+try {
+  // Interleaved: each run loads every page of every build before the next run starts.
+  for (let run = 0; run < RUNS; run++) {
+    for (const [b, host] of hosts.entries()) {
+      for (const load of loads) results[b][load.name].push(await coldLoad(browser, host.url, load.path, load.ready));
+    }
+  }
+} finally {
+  await browser.close();
+  await Promise.all(hosts.map((h) => h.close()));
+}
+
+const summary = (runs) => ({
+  usable: median(runs.map((r) => r.usable)),
+  fcp: median(runs.map((r) => r.fcp)),
+  bytes: Object.fromEntries(["wasm", "js", "css", "other"].map((k) => [k, median(runs.map((r) => r.bytes[k]))])),
+});
+const ours = Object.fromEntries(loads.map((l) => [l.name, summary(results[0][l.name])]));
+for (const load of loads) {
+  const s = ours[load.name];
+  const wire = Object.entries(s.bytes).map(([k, v]) => `${k} ${kb(v)}`).join(", ");
+  console.log(`page-load ${load.name} (${RUNS} cold runs, medians): usable ${s.usable} ms, first paint ${s.fcp.toFixed(0)} ms, on the wire ${wire}`);
+}
+if (builds.length > 1) {
+  const theirs = Object.fromEntries(loads.map((l) => [l.name, summary(results[1][l.name])]));
+  for (const load of loads) {
+    const [a, b] = [ours[load.name], theirs[load.name]];
+    const total = (s) => Object.values(s.bytes).reduce((x, y) => x + y, 0);
+    console.log(
+      `page-load: ${load.name} usable = ${a.usable} ms, ${kb(total(a))}; baseline (${builds[1].name}) ${b.usable} ms, ${kb(total(b))}; ratio ${(a.usable / b.usable).toFixed(2)} (bytes ${(total(a) / total(b)).toFixed(2)})`,
+    );
+  }
+} else {
+  const [home, room] = [ours.home, ours.classroom];
+  console.log(
+    `page-load: first slide = ${room.usable} ms; baseline (the home page's prompt box, same run) ${home.usable} ms; ratio ${(room.usable / home.usable).toFixed(2)}`,
+  );
+}
