@@ -5,7 +5,8 @@
 //                     "on_demand": [{"path", "bytes", "role": "ai-worker" | "files-worker", "hashed", "sha256"}]}
 //
 // `files` is what the service worker precaches and what an export needs to play a course: the
-// page, the app's js and wasm, the css, the icons, the manifest and the bundled courses. Paths
+// page, the app's js and wasm (and, split off it, the loader and chunks of the screens loaded on
+// first use), the css, the icons, the manifest and the bundled courses. Paths
 // are relative to the site root, without a leading slash; `hashed` says Trunk put a content
 // hash in the name. `on_demand` is the two workers (AI, files), each kept by the service worker
 // once the page has used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only
@@ -28,6 +29,7 @@
 import { createHash } from "node:crypto";
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
+import { execFileSync } from "node:child_process";
 import { minify } from "terser";
 
 const STAGING = process.env.TRUNK_STAGING_DIR;
@@ -44,6 +46,10 @@ function roleOf(path) {
   if (path === "sw.js" || path === "app-shell.json") return null;
   if (path.startsWith("pdf/")) return null;
   if (path.startsWith("aula-worker") || path.startsWith("aula-files")) return "on_demand";
+  // The page's split (xtask/src/split.rs): the loader the app's js imports, and the chunks it
+  // fetches when a screen is first opened. Both are precached, so every screen opens offline.
+  if (/^aula-split-[0-9a-f]{16}\.js$/.test(path)) return "app-split-loader";
+  if (/^aula-split-[0-9a-f]{16}\.wasm$/.test(path)) return "app-chunk";
   if (/^aula-app-[0-9a-f]+\.js$/.test(path)) return "app-js";
   if (/^aula-app-[0-9a-f]+_bg\.wasm$/.test(path)) return "app-wasm";
   if (path.endsWith(".css")) return "css";
@@ -53,7 +59,7 @@ function roleOf(path) {
   return "other";
 }
 
-const ORDER = ["page", "app-js", "app-wasm", "css", "icon", "manifest", "course", "other"];
+const ORDER = ["page", "app-js", "app-wasm", "app-split-loader", "app-chunk", "css", "icon", "manifest", "course", "other"];
 
 async function* walk(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -70,11 +76,18 @@ function fail(message) {
 
 const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
+const development = process.env.TRUNK_PROFILE !== "release";
+
+// A release build splits the page's wasm first (screens loaded on first use); it rewrites the
+// staged app js and wasm and index.html's integrity for them.
+if (!development) {
+  execFileSync(process.env.CARGO ?? "cargo", ["xtask", "split-page", STAGING], { stdio: "inherit" });
+}
+
 const indexPath = join(STAGING, "index.html");
 const swPath = join(STAGING, "sw.js");
 let html = await readFile(indexPath, "utf8");
 const template = await readFile(swPath, "utf8");
-const development = process.env.TRUNK_PROFILE !== "release";
 
 const CSS_COMMENT = /\/\*[\s\S]*?\*\//g;
 
@@ -119,6 +132,15 @@ if (!development) {
       if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
       if (!result.code.includes("function __wbg_init(")) fail(`${path} lost its __wbg_init when minified`);
       await replaceStaged(full, path, result.code);
+    } else if (role === "app-split-loader") {
+      // The loader of the split screens, an ES module the app's js imports; its exports are the
+      // names the wasm imports, which a module's minifier keeps.
+      const source = await readFile(full, "utf8");
+      const result = await minify(source, { module: true, ecma: 2020, compress: { passes: 2 } }).catch((error) =>
+        fail(`terser could not minify ${path}: ${error.message}`),
+      );
+      if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
+      await writeFile(full, result.code);
     } else if (role === "on_demand" && /^aula-(worker|files)\.js$/.test(path)) {
       // A worker's glue is a classic script that defines the global `wasm_bindgen` its loader
       // calls; top-level names are not mangled. Its sha256 in app-shell.json is taken below.

@@ -1,5 +1,7 @@
 //! Generates the string tables of the `i18n` module from `locales/*.json`, after checking that
 //! every locale has exactly the keys of the default one (a missing translation fails the build).
+//! In a split build (`--cfg aula_split`, from `cargo xtask build`) it also links the page with
+//! the relocations the splitter reads (`xtask/src/split.rs`); only the page, not the workers.
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
@@ -24,6 +26,9 @@ fn strings(locale: &str) -> Result<BTreeMap<String, String>, Box<dyn Error>> {
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=locales");
+    if std::env::var_os("CARGO_CFG_AULA_SPLIT").is_some() {
+        println!("cargo::rustc-link-arg-bin=aula-app=--emit-relocs");
+    }
     let tables: Vec<BTreeMap<String, String>> = LOCALES
         .iter()
         .map(|l| strings(l))

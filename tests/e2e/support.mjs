@@ -23,11 +23,11 @@ export const DIST = resolve(process.env.AULA_DIST ?? "dist");
 
 /** Serves dist/ like a static host with an SPA fallback: unknown paths get index.html, on
  *  `port` (a free one by default).
- *  `onRequest(req)` sees every request first and answers it itself by returning true (the
+ *  `onRequest(req, res)` sees every request first and answers it itself by returning true (the
  *  offline test counts requests and cuts them). */
 export async function serveDist({ onRequest, port = 0 } = {}) {
   const server = createServer(async (req, res) => {
-    if (onRequest?.(req)) return;
+    if (onRequest?.(req, res)) return;
     const url = new URL(req.url, "http://localhost");
     const safe = normalize(decodeURIComponent(url.pathname)).replace(/^(\.\.[/\\])+/, "");
     let file = join(DIST, safe);

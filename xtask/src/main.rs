@@ -22,6 +22,7 @@ mod fuzz;
 mod mock;
 mod real_model;
 mod size;
+mod split;
 mod tools;
 
 use std::path::{Path, PathBuf};
@@ -94,6 +95,13 @@ fn run_cli() -> Result<()> {
             }
             size::report(&project_root().join("dist")).map(|_| ())
         }
+        // Run by web/precache.mjs (Trunk's post-build hook) in a release build.
+        "split-page" => {
+            let staging = std::env::args()
+                .nth(2)
+                .context("usage: cargo xtask split-page <trunk staging dir>")?;
+            split::split_page(Path::new(&staging))
+        }
         "" | "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
@@ -144,8 +152,17 @@ fn dev() -> Result<()> {
     run(Command::new("trunk").args(["serve", "--offline"]))
 }
 
+/// The release build: Trunk, with the page split into modules loaded on first use
+/// (`split.rs`; the hook `web/precache.mjs` runs the split).
 pub(crate) fn release_build() -> Result<()> {
-    run(Command::new("trunk").args(["build", "--release", "--offline"]))
+    run(Command::new("trunk")
+        .args(["build", "--release", "--offline"])
+        // For wasm32 only (the config key this overrides), so the hook's own `cargo xtask` and
+        // every host build keep their flags and their cache.
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+            split::release_rustflags(),
+        ))
 }
 
 fn e2e() -> Result<()> {

@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 
 use crate::i18n::*;
-use crate::pages::{ClassroomPage, GeneratePage, HomePage, NotFoundPage, SettingsPage};
+use crate::pages::{generate_view, settings_view, ClassroomPage, HomePage, NotFoundPage};
 use crate::preferences::{self, Theme};
 use crate::router::{provide_location, use_location, Page};
 
@@ -45,11 +45,26 @@ fn Pages() -> impl IntoView {
             {move || match location.page() {
                 Page::Home => view! { <HomePage/> }.into_any(),
                 Page::Classroom(id) => view! { <ClassroomPage id=id/> }.into_any(),
-                Page::Generate(id) => view! { <GeneratePage id=id/> }.into_any(),
-                Page::Settings => view! { <SettingsPage/> }.into_any(),
+                Page::Generate(id) => on_first_use(generate_view(id)).into_any(),
+                Page::Settings => on_first_use(settings_view()).into_any(),
                 Page::NotFound => view! { <NotFoundPage/> }.into_any(),
             }}
         </main>
+    }
+}
+
+/// A screen whose code, in a split build, is a wasm chunk fetched the first time it is shown
+/// (`xtask/src/split.rs`): a status line says so until it is there. In other builds the view is
+/// ready at once and the line never shows.
+pub fn on_first_use(view: impl std::future::Future<Output = AnyView> + 'static) -> impl IntoView {
+    let i18n = use_i18n();
+    let view = send_wrapper::SendWrapper::new(view);
+    view! {
+        <Suspense fallback=move || view! {
+            <p class="screen-loading" role="status" data-testid="screen-loading">{t!(i18n, screen_loading)}</p>
+        }>
+            {Suspend::new(view)}
+        </Suspense>
     }
 }
 

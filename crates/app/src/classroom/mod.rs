@@ -93,7 +93,7 @@ pub fn Classroom(
                     Some(rules) => view! { <crate::embed::HostBridge session=session rules=rules/> }.into_any(),
                     None => view! {
                         <GenerationBanner session=session shown=shown_scenes reload=reload/>
-                        <crate::files::ExportPanel course_id=session.course_id.get_value()/>
+                        {crate::shell::on_first_use(crate::files::export_panel_view(session.course_id.get_value()))}
                     }
                     .into_any(),
                 }}
@@ -241,7 +241,7 @@ fn InteractiveScene(session: Lecture, scene_index: usize) -> impl IntoView {
             // Written as markup, so each interactive page gets a fresh frame element (no history,
             // state or running script carried over from the page before) instead of the same
             // frame navigated to new content. The page's HTML is escaped into the attribute.
-            <div class="frame-slot" inner_html=frame_markup(&html, &t_string!(i18n, interactive_title))></div>
+            <div class="frame-slot" inner_html=frame_markup(&html, t_string!(i18n, interactive_title))></div>
             <button class="primary continue" on:click=move |_| session.send(Command::FinishScene)>{t!(i18n, continue_button)}</button>
         </div>
     }

@@ -7,7 +7,7 @@ mod providers;
 mod settings;
 
 pub use crate::classroom::ClassroomPage;
-pub use generate::GeneratePage;
+pub use generate::generate_view;
 pub use home::HomePage;
 pub use not_found::NotFoundPage;
-pub use settings::SettingsPage;
+pub use settings::settings_view;

@@ -82,3 +82,9 @@ fn StorageUse() -> impl IntoView {
         </div>
     }
 }
+
+/// The settings page, loaded on first use in a split build (see `shell::on_first_use`).
+#[cfg_attr(aula_split, leptos::lazy)]
+pub async fn settings_view() -> AnyView {
+    view! { <SettingsPage/> }.into_any()
+}

@@ -1,0 +1,226 @@
+//! `cargo xtask split-page <staging dir>`: splits the page's wasm so that what only some screens
+//! need loads when they are first opened (issue 18). Run by `web/precache.mjs` (Trunk's
+//! post-build hook) in a release build, before it lists the app shell.
+//!
+//! Leptos's `#[lazy]` (the `aula_split` cfg, set by `cargo xtask build`) marks a function as a
+//! split point; `wasm_split_cli_support` (the splitter made for it) cuts the module that rustc
+//! linked with `--emit-relocs` into the main module and one wasm chunk per split point, plus a
+//! small js module that fetches and instantiates a chunk against the main module's memory and
+//! table. Trunk has already run wasm-bindgen and wasm-opt on the unsplit module; this step runs
+//! them again the way a split module needs (`--keep-lld-exports`, so the chunks find what they
+//! import) and writes over Trunk's js and wasm under the same names, with index.html's integrity
+//! updated. Chunks and the loader are named by a hash of their content (`aula-split-….wasm`,
+//! `aula-split-….js`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::project_root;
+
+/// The cfg that turns `#[lazy]` on in the app (without it a lazy view is an ordinary function).
+pub const SPLIT_CFG: &str = "aula_split";
+
+/// What `cargo xtask build` passes to rustc for the release build's wasm: the workspace's own
+/// flags (`.cargo/config.toml`'s, which this replaces) and the split cfg. With the cfg, the app's
+/// build script links the page (and only the page) with the relocations the splitter reads.
+pub fn release_rustflags() -> String {
+    format!("--cfg erase_components --cfg {SPLIT_CFG}")
+}
+
+/// A name for `bytes` with a short content hash: `aula-split-<16 hex>.<ext>`.
+pub fn hashed_name(bytes: &[u8], ext: &str) -> String {
+    // FNV-1a, 64 bits: names only need to change with the content, not resist an attacker
+    // (index.html's integrity and the service worker's version cover the files' content).
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in bytes {
+        hash ^= u64::from(*byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("aula-split-{hash:016x}.{ext}")
+}
+
+/// Whether a linked module has split points at all (a build without the cfg has none).
+pub fn has_split_points(wasm: &[u8]) -> bool {
+    const MARK: &[u8] = b"__wasm_split_00";
+    wasm.windows(MARK.len()).any(|w| w == MARK)
+}
+
+fn linked_wasm() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| project_root().join("target"));
+    target
+        .join(crate::tools::WASM_TARGET)
+        .join("release")
+        .join("aula-app.wasm")
+}
+
+/// The staged app js and wasm Trunk wrote: `aula-app-<hash>.js` and `aula-app-<hash>_bg.wasm`.
+fn staged_app(staging: &Path) -> Result<(String, String)> {
+    let mut js = None;
+    for entry in std::fs::read_dir(staging).context("reading the staging folder")? {
+        let name = entry?.file_name().to_string_lossy().into_owned();
+        if name.starts_with("aula-app-") && name.ends_with(".js") {
+            js = Some(name);
+        }
+    }
+    let js = js.context("no aula-app-….js in the staging folder")?;
+    let wasm = format!("{}_bg.wasm", js.trim_end_matches(".js"));
+    if !staging.join(&wasm).is_file() {
+        bail!("{wasm} is missing beside {js}");
+    }
+    Ok((js, wasm))
+}
+
+fn sha384_base64(bytes: &[u8]) -> String {
+    use base64::Engine;
+    use sha2::Digest;
+    base64::engine::general_purpose::STANDARD.encode(sha2::Sha384::digest(bytes))
+}
+
+/// Points index.html's `integrity` for `path` at `bytes`.
+fn set_integrity(html: &str, path: &str, bytes: &[u8]) -> Result<String> {
+    let key = format!("href=\"/{path}\"");
+    let at = html
+        .find(&key)
+        .with_context(|| format!("index.html does not link {path}"))?;
+    let tag_end = at + html[at..].find('>').context("unclosed link tag")?;
+    let tag = &html[at..tag_end];
+    let Some(start) = tag.find("integrity=\"") else {
+        return Ok(html.to_string());
+    };
+    let start = at + start + "integrity=\"".len();
+    let end = start + html[start..].find('"').context("unclosed integrity")?;
+    Ok(format!(
+        "{}sha384-{}{}",
+        &html[..start],
+        sha384_base64(bytes),
+        &html[end..]
+    ))
+}
+
+pub fn split_page(staging: &Path) -> Result<()> {
+    let input_path = linked_wasm();
+    let input =
+        std::fs::read(&input_path).with_context(|| format!("reading {}", input_path.display()))?;
+    if !has_split_points(&input) {
+        println!(
+            "split-page: {} has no split points; the page stays one module",
+            input_path.display()
+        );
+        return Ok(());
+    }
+    let (js_name, wasm_name) = staged_app(staging)?;
+    let work = project_root().join("target").join("split-page");
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work)?;
+    let main_out = work.join("main.wasm");
+    let main_module = format!("./{js_name}");
+    let split = wasm_split_cli_support::transform({
+        let mut options = wasm_split_cli_support::Options::new(&input);
+        options.output_dir = &work;
+        options.main_out_path = &main_out;
+        options.main_module = &main_module;
+        options.link_name = "./__wasm_split.js";
+        options
+    })
+    .map_err(|e| anyhow::anyhow!("{e:?}"))
+    .context("splitting the page's wasm")?;
+
+    // The main module: wasm-bindgen as a split module needs it, then wasm-opt, under Trunk's names.
+    let stem = js_name.trim_end_matches(".js");
+    crate::run(Command::new("wasm-bindgen").args([
+        "--target".as_ref(),
+        "web".as_ref(),
+        "--keep-lld-exports".as_ref(),
+        "--no-typescript".as_ref(),
+        "--out-dir".as_ref(),
+        work.as_os_str(),
+        "--out-name".as_ref(),
+        stem.as_ref(),
+        main_out.as_os_str(),
+    ]))?;
+    let wasm_opt = project_root().join("node_modules/.bin/wasm-opt");
+    let optimise = |from: &Path, to: &Path| {
+        crate::run(
+            Command::new(&wasm_opt)
+                .arg("-Oz")
+                .arg(from)
+                .arg("-o")
+                .arg(to),
+        )
+    };
+    optimise(
+        &work.join(format!("{stem}_bg.wasm")),
+        &staging.join(&wasm_name),
+    )?;
+
+    // The chunks, hashed, and the loader pointing at their new names.
+    let mut loader = std::fs::read_to_string(work.join("__wasm_split.js"))
+        .context("the splitter wrote no loader")?;
+    for chunk in &split.split_modules {
+        let optimised = work.join("opt.wasm");
+        optimise(chunk, &optimised)?;
+        let bytes = std::fs::read(&optimised)?;
+        let name = hashed_name(&bytes, "wasm");
+        std::fs::write(staging.join(&name), &bytes)?;
+        let old = chunk.file_name().context("chunk name")?.to_string_lossy();
+        loader = loader.replace(&format!("\"./{old}\""), &format!("\"./{name}\""));
+    }
+    let loader_name = hashed_name(loader.as_bytes(), "js");
+    std::fs::write(staging.join(&loader_name), &loader)?;
+    let glue = std::fs::read_to_string(work.join(format!("{stem}.js")))?;
+    // Only the import statements (one per split point) move to the hashed name: the wasm still
+    // imports from the module named "./__wasm_split.js", the key the glue hands the loader in
+    // under.
+    const IMPORT: &str = "from \"./__wasm_split.js\"";
+    if !glue.contains(IMPORT) {
+        bail!("the page's glue does not import the split loader");
+    }
+    let glue = glue.replace(IMPORT, &format!("from \"./{loader_name}\""));
+    std::fs::write(staging.join(&js_name), &glue)?;
+
+    let index = staging.join("index.html");
+    let mut html = std::fs::read_to_string(&index)?;
+    html = set_integrity(&html, &js_name, glue.as_bytes())?;
+    html = set_integrity(&html, &wasm_name, &std::fs::read(staging.join(&wasm_name))?)?;
+    std::fs::write(&index, html)?;
+    println!(
+        "split-page: the page's wasm in {} part(s) beside the main module",
+        split.split_modules.len()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_files_are_named_by_their_content() {
+        assert_eq!(hashed_name(b"a", "wasm"), hashed_name(b"a", "wasm"));
+        assert_ne!(hashed_name(b"a", "wasm"), hashed_name(b"b", "wasm"));
+        assert!(hashed_name(b"", "js").starts_with("aula-split-"));
+        assert!(hashed_name(b"", "js").ends_with(".js"));
+    }
+
+    #[test]
+    fn only_a_module_with_lazy_functions_is_split() {
+        assert!(has_split_points(b"..__wasm_split_00settings00_import_x.."));
+        assert!(!has_split_points(b"an ordinary module"));
+    }
+
+    #[test]
+    fn integrity_follows_the_new_content() {
+        let html = r#"<link rel="modulepreload" href="/aula-app-1.js" integrity="sha384-old"><link rel="preload" href="/x.wasm">"#;
+        let updated = set_integrity(html, "aula-app-1.js", b"abc").unwrap();
+        assert!(!updated.contains("sha384-old"));
+        // sha384("abc"), base64.
+        assert!(updated
+            .contains("sha384-ywB1P0WjXou1oD1pmsZQBycsMqsO3tFjGotgWkP/W+2AhgcroefMI1i67KE0yCWn"));
+        assert_eq!(set_integrity(html, "x.wasm", b"abc").unwrap(), html);
+        assert!(set_integrity(html, "missing.js", b"").is_err());
+    }
+}
