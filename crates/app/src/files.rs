@@ -251,9 +251,3 @@ pub fn ImportButton(on_imported: impl Fn() + Copy + 'static) -> impl IntoView {
         </div>
     }
 }
-
-/// The export panel, loaded on first use in a split build (see `shell::on_first_use`).
-#[cfg_attr(aula_split, leptos::lazy)]
-pub async fn export_panel_view(course_id: String) -> AnyView {
-    view! { <ExportPanel course_id=course_id/> }.into_any()
-}

@@ -93,7 +93,7 @@ pub fn Classroom(
                     Some(rules) => view! { <crate::embed::HostBridge session=session rules=rules/> }.into_any(),
                     None => view! {
                         <GenerationBanner session=session shown=shown_scenes reload=reload/>
-                        {crate::shell::on_first_use(crate::files::export_panel_view(session.course_id.get_value()))}
+                        <crate::files::ExportPanel course_id=session.course_id.get_value()/>
                     }
                     .into_any(),
                 }}
