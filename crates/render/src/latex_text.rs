@@ -135,10 +135,7 @@ fn push_child(parent: &mut Node, child: Node) {
 fn fold(node: &Node, tight: bool) -> String {
     let children = node.children();
     let part = |i: usize| children.get(i).map(|c| fold(c, tight)).unwrap_or_default();
-    let script_of = |i: usize, superscript: bool| {
-        let text = children.get(i).map(|c| fold(c, true)).unwrap_or_default();
-        script(&text, superscript)
-    };
+    let script_of = |i: usize, superscript: bool| script_at(children, i, superscript);
     match node {
         Node::Text(text) => text.clone(),
         _ => match node.name() {
@@ -306,15 +303,18 @@ fn stacked(node: &Node, tight: bool) -> String {
     if matches!(mark.as_str(), "⏞" | "⎴" | "⏟" | "⎵") {
         return body;
     }
-    let script_of = |i: usize, superscript: bool| {
-        let text = children.get(i).map(|c| fold(c, true)).unwrap_or_default();
-        script(&text, superscript)
-    };
+    let script_of = |i: usize, superscript: bool| script_at(children, i, superscript);
     match node.name() {
         "munder" => body + &script_of(1, false),
         "mover" => body + &script_of(1, true),
         _ => body + &script_of(1, false) + &script_of(2, true),
     }
+}
+
+/// Child `i` of a scripted element as a super- or subscript (folded tight: no operator spaces).
+fn script_at(children: &[Node], i: usize, superscript: bool) -> String {
+    let text = children.get(i).map(|c| fold(c, true)).unwrap_or_default();
+    script(&text, superscript)
 }
 
 /// `text` in parentheses unless it is one symbol, a word, or already bracketed.
