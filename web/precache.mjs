@@ -2,14 +2,14 @@
 // into app-shell.json, both named by one hash of every listed file's content.
 //
 //   app-shell.json = {"version": "<hash>", "files": [{"path", "bytes", "role", "hashed"}],
-//                     "on_demand": [{"path", "bytes", "role": "ai-worker" | "files-worker", "hashed", "sha256"}]}
+//                     "on_demand": [{"path", "bytes", "role": "ai-worker", "hashed", "sha256"}]}
 //
 // `files` is what the service worker precaches and what an export needs to play a course: the
-// page, the app's js and wasm (and, split off it, the loader and chunks of the screens loaded on
-// first use), the css, the icons, the manifest and the bundled courses. Paths
-// are relative to the site root, without a leading slash; `hashed` says Trunk put a content
-// hash in the name. `on_demand` is the two workers (AI, files), each kept by the service worker
-// once the page has used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only
+// page, the app's js and wasm (and, split off it, the loader and chunks of what loads on first
+// use, and the player in one module that exports carry), the files worker, the css, the icons,
+// the manifest and the bundled courses. Paths are relative to the site root, without a leading
+// slash; `hashed` says Trunk put a content hash in the name. `on_demand` is the AI worker, kept
+// by the service worker once the page has used it, if its `sha256` matches. pdf.js (dist/pdf/) is in neither: it only
 // serves course writing, which needs the network. The files worker reads this list to find the
 // player's js, wasm and css for SCORM packages and the offline page (crates/export/src/package.rs).
 //
@@ -43,13 +43,19 @@ const HASHED = /-[0-9a-f]{16}(_bg)?\.(js|wasm|css)$/;
 /** The role of a staged file in the shell, `"on_demand"`, or `null` when it is left out. */
 function roleOf(path) {
   if (path === "index.html") return "page";
-  if (path === "sw.js" || path === "app-shell.json") return null;
+  if (path === "sw.js" || path === "app-shell.json" || path === "split-parts.json") return null;
   if (path.startsWith("pdf/")) return null;
-  if (path.startsWith("aula-worker") || path.startsWith("aula-files")) return "on_demand";
+  if (path.startsWith("aula-worker")) return "on_demand";
+  // The files worker is precached: exports and imports work offline.
+  if (path.startsWith("aula-files")) return "files-worker";
   // The page's split (xtask/src/split.rs): the loader the app's js imports, and the chunks it
   // fetches when a screen is first opened. Both are precached, so every screen opens offline.
   if (/^aula-split-[0-9a-f]{16}\.js$/.test(path)) return "app-split-loader";
   if (/^aula-split-[0-9a-f]{16}\.wasm$/.test(path)) return "app-chunk";
+  // The page in one module (split.rs), for the player that exports carry; precached, so a
+  // course can be exported offline.
+  if (/^aula-player-[0-9a-f]{16}\.js$/.test(path)) return "player-js";
+  if (/^aula-player-[0-9a-f]{16}_bg\.wasm$/.test(path)) return "player-wasm";
   if (/^aula-app-[0-9a-f]+\.js$/.test(path)) return "app-js";
   if (/^aula-app-[0-9a-f]+_bg\.wasm$/.test(path)) return "app-wasm";
   if (path.endsWith(".css")) return "css";
@@ -59,7 +65,7 @@ function roleOf(path) {
   return "other";
 }
 
-const ORDER = ["page", "app-js", "app-wasm", "app-split-loader", "app-chunk", "css", "icon", "manifest", "course", "other"];
+const ORDER = ["page", "app-js", "app-wasm", "app-split-loader", "app-chunk", "player-js", "player-wasm", "files-worker", "css", "icon", "manifest", "course", "other"];
 
 async function* walk(dir) {
   for (const entry of await readdir(dir, { withFileTypes: true })) {
@@ -122,7 +128,7 @@ if (!development) {
       const strings = bare.match(/"[^"]*"|'[^']*'/g) ?? [];
       if (strings.some((s) => /\s\s|\/\*|[{};]/.test(s))) fail(`${path} has a string that minifying would change`);
       await replaceStaged(full, path, minifyCss(bare));
-    } else if (role === "app-js") {
+    } else if (role === "app-js" || role === "player-js") {
       const source = await readFile(full, "utf8");
       // The offline page (crates/export/src/package.rs) starts the glue inline by its init's name.
       const options = { module: true, ecma: 2020, compress: { passes: 2 }, mangle: { reserved: ["__wbg_init", "initSync"] } };
@@ -131,7 +137,8 @@ if (!development) {
       );
       if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
       if (!result.code.includes("function __wbg_init(")) fail(`${path} lost its __wbg_init when minified`);
-      await replaceStaged(full, path, result.code);
+      if (role === "app-js") await replaceStaged(full, path, result.code);
+      else await writeFile(full, result.code);
     } else if (role === "app-split-loader") {
       // The loader of the split screens, an ES module the app's js imports; its exports are the
       // names the wasm imports, which a module's minifier keeps.
@@ -141,7 +148,7 @@ if (!development) {
       );
       if (!result.code || result.code.length >= source.length) fail(`terser made ${path} no smaller`);
       await writeFile(full, result.code);
-    } else if (role === "on_demand" && /^aula-(worker|files)\.js$/.test(path)) {
+    } else if ((role === "on_demand" || role === "files-worker") && /^aula-(worker|files)\.js$/.test(path)) {
       // A worker's glue is a classic script that defines the global `wasm_bindgen` its loader
       // calls; top-level names are not mangled. Its sha256 in app-shell.json is taken below.
       const source = await readFile(full, "utf8");
@@ -164,7 +171,7 @@ for await (const full of walk(STAGING)) {
   const bytes = await readFile(full);
   const entry = { path, bytes: bytes.length, role, hashed: HASHED.test(path) };
   if (role === "on_demand") {
-    entry.role = path.startsWith("aula-files") ? "files-worker" : "ai-worker";
+    entry.role = "ai-worker";
     entry.sha256 = sha256(bytes);
     onDemand.push(entry);
   } else {

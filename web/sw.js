@@ -8,8 +8,9 @@
 // - Files of the shell: cache first. The cache is named `aula-shell-<hash>`, the hash of every
 //   listed file's content (and of this file and the hook), so a new build installs a new cache
 //   beside the old one and the old one goes on activate.
-// - The workers' files (AI, files): not downloaded up front (the AI needs the network anyway).
-//   Their names carry no hash, so they go to the network first, and a copy is kept only when its
+// - The AI worker's files: not downloaded up front (the AI needs the network anyway; the files
+//   worker and the player exports carry are in the shell, so exports work offline). Their
+//   names carry no hash, so they go to the network first, and a copy is kept only when its
 //   SHA-256 is the one this build lists; offline, that copy starts the worker, so the learner is
 //   told the provider cannot be reached rather than that the worker did not start.
 // - Everything else passes untouched: other origins (the providers' API calls), non-GET

@@ -1,7 +1,9 @@
 //! Generates the string tables of the `i18n` module from `locales/*.json`, after checking that
 //! every locale has exactly the keys of the default one (a missing translation fails the build).
-//! In a split build (`--cfg aula_split`, from `cargo xtask build`) it also links the page with
-//! the relocations the splitter reads (`xtask/src/split.rs`); only the page, not the workers.
+//! In a split build (`--cfg aula_split`, from `cargo xtask build`) it sets `aula_lazy`, which
+//! makes the `#[lazy]` parts split points, and links the page with the relocations the splitter
+//! reads (`xtask/src/split.rs`); only the page, not the workers. The `whole` feature (the player
+//! that exports carry, built by the same step) keeps the page in one module.
 use std::collections::BTreeMap;
 use std::error::Error;
 use std::fmt::Write as _;
@@ -26,7 +28,11 @@ fn strings(locale: &str) -> Result<BTreeMap<String, String>, Box<dyn Error>> {
 fn main() -> Result<(), Box<dyn Error>> {
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rerun-if-changed=locales");
-    if std::env::var_os("CARGO_CFG_AULA_SPLIT").is_some() {
+    println!("cargo::rustc-check-cfg=cfg(aula_lazy)");
+    if std::env::var_os("CARGO_CFG_AULA_SPLIT").is_some()
+        && std::env::var_os("CARGO_FEATURE_WHOLE").is_none()
+    {
+        println!("cargo::rustc-cfg=aula_lazy");
         println!("cargo::rustc-link-arg-bin=aula-app=--emit-relocs");
     }
     let tables: Vec<BTreeMap<String, String>> = LOCALES

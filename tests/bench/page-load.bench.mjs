@@ -1,15 +1,17 @@
 // Page-load bench: cold loads of the home page and of a sample's classroom, each in a fresh
 // browser context (nothing cached) from a gzip static host, several runs interleaved between
-// this build (AULA_DIST) and a baseline build (AULA_BASELINE_DIST, e.g. the same commit built
-// another way), reporting medians:
+// this build (AULA_DIST) and a baseline build, reporting medians. The baseline is
+// AULA_BASELINE_DIST when it is set, otherwise the same build unsplit: the page in one module
+// (the player a split build makes for exports, `xtask/src/split.rs`) served in place of the
+// split page, with everything else the same.
 //   - time to usable: the prompt box visible (home); the first slide drawn (classroom)
 //   - first contentful paint
 //   - bytes on the wire by kind (wasm, js, css, other), as the browser received them
-// Prints `page-load: … baseline …; ratio R` lines for `cargo xtask bench`. Without a baseline
-// build the baseline is this build's own home page, so the classroom line still says how much
-// more than the home page it costs.
+// Prints `page-load: … baseline …; ratio R` lines for `cargo xtask bench`. A build without a
+// player (a debug build) has no unsplit twin: then the baseline is this build's own home page,
+// so the classroom line still says how much more than the home page it costs.
 import { createServer } from "node:http";
-import { readFile, stat } from "node:fs/promises";
+import { readdir, readFile, stat } from "node:fs/promises";
 import { extname, join, normalize } from "node:path";
 import { gzipSync } from "node:zlib";
 import { launchBrowser } from "../e2e/support.mjs";
@@ -28,8 +30,8 @@ const MIME = {
 };
 
 /** A static host for `root` that gzips every answer once (as a CDN would) and answers unknown
- *  paths with index.html. */
-async function gzipHost(root) {
+ *  paths with index.html (`index`, when given, instead of the file's). */
+async function gzipHost(root, index) {
   const cache = new Map();
   const server = createServer(async (req, res) => {
     const url = new URL(req.url, "http://localhost");
@@ -39,7 +41,8 @@ async function gzipHost(root) {
     } catch {
       file = join(root, "index.html");
     }
-    if (!cache.has(file)) cache.set(file, gzipSync(await readFile(file), { level: 9 }));
+    const page = index !== undefined && file === join(root, "index.html");
+    if (!cache.has(file)) cache.set(file, gzipSync(page ? index : await readFile(file), { level: 9 }));
     res.writeHead(200, {
       "content-type": MIME[extname(file)] ?? "application/octet-stream",
       "content-encoding": "gzip",
@@ -90,16 +93,34 @@ const median = (values) => {
 };
 const kb = (n) => `${(n / 1024).toFixed(1)} KB`;
 
+/** This build's index.html loading the player (the page in one module) instead of the split
+ *  page, or `undefined` when the build has no player. */
+async function unsplitIndex(root) {
+  const names = await readdir(root);
+  const player = names.find((n) => /^aula-player-[0-9a-f]{16}\.js$/.test(n));
+  const app = names.find((n) => /^aula-app-[0-9a-f]+\.js$/.test(n));
+  if (!player || !app) return undefined;
+  const html = await readFile(join(root, "index.html"), "utf8");
+  const [appStem, playerStem] = [app, player].map((n) => n.replace(/\.js$/, ""));
+  if (!html.includes(appStem)) throw new Error(`index.html does not load ${app}`);
+  // The integrity hashes are the split page's; the player's files have their own.
+  return html.replaceAll(appStem, playerStem).replace(/ integrity="[^"]*"/g, "");
+}
+
 const builds = [{ name: "this build", root: process.env.AULA_DIST }];
-if (process.env.AULA_BASELINE_DIST) builds.push({ name: "baseline build", root: process.env.AULA_BASELINE_DIST });
 if (!builds[0].root) throw new Error("AULA_DIST is not set");
+if (process.env.AULA_BASELINE_DIST) builds.push({ name: "baseline build", root: process.env.AULA_BASELINE_DIST });
+else {
+  const index = await unsplitIndex(builds[0].root);
+  if (index) builds.push({ name: "this build unsplit", root: builds[0].root, index });
+}
 
 const loads = [
   { name: "home", path: "/", ready: "[data-testid=prompt-input]" },
   { name: "classroom", path: `/classroom/${SAMPLE}`, ready: "[data-testid=slide-canvas] .slide-elements > *" },
 ];
 
-const hosts = await Promise.all(builds.map((b) => gzipHost(b.root)));
+const hosts = await Promise.all(builds.map((b) => gzipHost(b.root, b.index)));
 const browser = await launchBrowser();
 const results = builds.map(() => Object.fromEntries(loads.map((l) => [l.name, []])));
 try {

@@ -82,7 +82,7 @@ test("a question pauses the lecture, the teacher answers in a streamed bubble, t
   const course = JSON.parse(await readFile(join(DIST, "courses/transformer-en.json"), "utf8"));
   const teacher = course.agents.find((a) => a.id === "teacher");
   assert.ok(bubbles[1].startsWith(teacher.name), `the answer is the course's teacher's: ${bubbles[1]}`);
-  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]").disabled);
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-send]")?.disabled === false);
   await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "playing", null, { timeout: 10000 });
 
   // What reached the provider: the teacher's call first (code gives her the open question, no
@@ -117,7 +117,7 @@ test("a round the director ends before anyone speaks says so, and the next quest
   await page.getByTestId("ask-send").click();
   await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=bubble]")].some((b) => b.dataset.done === "true" && b.textContent.includes("weights")), null, { timeout: 15000 });
   // The round goes on to the director after the teacher's turn ("choosing" shows meanwhile).
-  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]")?.disabled, null, { timeout: 15000 });
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-send]")?.disabled === false, null, { timeout: 15000 });
   assert.equal(await page.getByTestId("ask-status").isVisible(), false, "the note is gone once someone answered");
   assert.deepEqual(problems, []);
   await context.close();
@@ -206,7 +206,7 @@ async function openClassroom(page) {
   await page.goto(`${server.url}/classroom/sample-transformer-en`);
   await page.getByTestId("classroom").waitFor();
   // Asking waits until the saved conversation is read back.
-  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]").disabled);
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-send]")?.disabled === false);
 }
 
 test("a question starts a three-agent round that streams, draws, ends, and the lecture resumes; the round is noted in tokens", async () => {
@@ -375,7 +375,7 @@ test("a rejected key mid-round says so with the fix, and the turns already shown
   assert.match(message, /rejected/i);
   assert.match(message, /Settings/);
   assert.ok(!message.includes(KEY), "the message never shows the key");
-  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]").disabled);
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-send]")?.disabled === false);
   const texts = await bubbleTexts(page);
   assert.ok(texts.some((t) => t.includes(TEACHER_SAYS)), `the teacher's answer stays: ${texts}`);
   assert.equal(await page.getByTestId("stage").getAttribute("data-state"), "interrupted", "the lecture waits for the learner");
@@ -393,7 +393,7 @@ test("a stream cut mid-turn keeps what arrived, marks it cut off, and says why",
   await page.getByTestId("ask-input").fill("Why do we divide by the square root of d_k?");
   await page.getByTestId("ask-send").click();
   await page.getByTestId("ask-problem").waitFor({ timeout: 20000 });
-  await page.waitForFunction(() => !document.querySelector("[data-testid=ask-send]").disabled, null, { timeout: 20000 });
+  await page.waitForFunction(() => document.querySelector("[data-testid=ask-send]")?.disabled === false, null, { timeout: 20000 });
   const teacher = page.locator("[data-testid=bubble]").nth(1);
   assert.equal(await teacher.getAttribute("data-cut"), "true");
   const shown = (await teacher.locator(".bubble-text").textContent()).trim();

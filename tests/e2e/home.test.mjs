@@ -68,6 +68,8 @@ test("the classmates' names follow the course language, but a name the learner t
   await page.goto(server.url);
   await page.getByTestId("library-empty").waitFor();
   await page.locator("details.prompt-options summary").click();
+  // The options are loaded when first opened.
+  await page.getByTestId("prompt-classmate-name").first().waitFor();
   const names = () => page.getByTestId("prompt-classmate-name").evaluateAll((inputs) => inputs.map((i) => i.value));
   assert.deepEqual(await names(), ["Mia", "Leo", "Noor"]);
 

@@ -81,8 +81,8 @@ pub fn run() -> Result<()> {
             .into_iter()
             .map(|l| ("page (generation)".to_string(), l)),
     );
-    // Cold loads of the home page and a sample's classroom; against AULA_BASELINE_DIST (another
-    // build of the same commit) when it is set.
+    // Cold loads of the home page and a sample's classroom, against the same build unsplit (the
+    // player in one module that it carries for exports), or AULA_BASELINE_DIST when it is set.
     lines.extend(
         page_bench("page-load", "tests/bench/page-load.bench.mjs")?
             .into_iter()

@@ -2,15 +2,22 @@
 //! need loads when they are first opened (issue 18). Run by `web/precache.mjs` (Trunk's
 //! post-build hook) in a release build, before it lists the app shell.
 //!
-//! Leptos's `#[lazy]` (the `aula_split` cfg, set by `cargo xtask build`) marks a function as a
-//! split point; `wasm_split_cli_support` (the splitter made for it) cuts the module that rustc
+//! Leptos's `#[lazy]` (`cfg_attr(aula_lazy, …)`: the app's build script sets `aula_lazy` when
+//! `cargo xtask build` passes the `aula_split` cfg) marks a function as a split point; `wasm_split_cli_support` (the splitter made for it) cuts the module that rustc
 //! linked with `--emit-relocs` into the main module and one wasm chunk per split point, plus a
 //! small js module that fetches and instantiates a chunk against the main module's memory and
 //! table. Trunk has already run wasm-bindgen and wasm-opt on the unsplit module; this step runs
 //! them again the way a split module needs (`--keep-lld-exports`, so the chunks find what they
 //! import) and writes over Trunk's js and wasm under the same names, with index.html's integrity
 //! updated. Chunks and the loader are named by a hash of their content (`aula-split-….wasm`,
-//! `aula-split-….js`).
+//! `aula-split-….js`); `split-parts.json` says which chunks each part loads (for
+//! `cargo xtask size`).
+//!
+//! A lazy call whose chunk cannot be fetched aborts the page (wasm-split's loader panics), so
+//! every chunk is precached by the service worker. The same step builds the page whole (the
+//! app's `whole` feature, no split points) as the player that exports carry, since a SCORM
+//! package or a file opened from disk has no chunks to fetch: `aula-player-….js` and `…_bg.wasm`,
+//! also the baseline of the page-load bench.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,8 +36,8 @@ pub fn release_rustflags() -> String {
     format!("--cfg erase_components --cfg {SPLIT_CFG}")
 }
 
-/// A name for `bytes` with a short content hash: `aula-split-<16 hex>.<ext>`.
-pub fn hashed_name(bytes: &[u8], ext: &str) -> String {
+/// A short hash of `bytes`, 16 hex digits, for file names.
+fn content_hash(bytes: &[u8]) -> String {
     // FNV-1a, 64 bits: names only need to change with the content, not resist an attacker
     // (index.html's integrity and the service worker's version cover the files' content).
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
@@ -38,7 +45,72 @@ pub fn hashed_name(bytes: &[u8], ext: &str) -> String {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("aula-split-{hash:016x}.{ext}")
+    format!("{hash:016x}")
+}
+
+/// A name for `bytes` with a short content hash: `aula-split-<16 hex>.<ext>`.
+pub fn hashed_name(bytes: &[u8], ext: &str) -> String {
+    format!("aula-split-{}.{ext}", content_hash(bytes))
+}
+
+/// Written beside the chunks: which chunks each lazy part loads, `{"settings_view":
+/// ["aula-split-….wasm", …], …}`, for `cargo xtask size` to hold each part to its budget.
+pub const PARTS_FILE: &str = "split-parts.json";
+
+/// The parts by name (the split point's name without the hash the macro adds), each with the
+/// hashed names of the chunks it loads.
+fn parts_json(
+    prefetch: &std::collections::HashMap<String, Vec<String>>,
+    renamed: &std::collections::HashMap<String, String>,
+) -> Result<String> {
+    let mut parts = std::collections::BTreeMap::new();
+    for (split, stems) in prefetch {
+        let name = match split.rsplit_once('_') {
+            Some((name, hash)) if hash.bytes().all(|b| b.is_ascii_digit()) => name,
+            _ => split.as_str(),
+        };
+        let mut chunks = stems
+            .iter()
+            .map(|stem| {
+                renamed.get(stem).cloned().with_context(|| {
+                    format!("the part {split} loads {stem}, which was not written")
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        chunks.sort();
+        let name = if parts.contains_key(name) {
+            split.as_str()
+        } else {
+            name
+        };
+        parts.insert(name.to_string(), chunks);
+    }
+    Ok(serde_json::to_string_pretty(&parts)? + "\n")
+}
+
+/// The loader, changed so that a chunk it cannot fetch (a newer deployment replaced it, the
+/// network went away before the service worker held it) reloads the page once instead of
+/// handing the failure to the wasm side, which would abort the whole page. The reload loads the
+/// current build, or the cached one offline; a second failure in the same tab goes through.
+fn reload_on_failure(loader: &str) -> Result<String> {
+    const FINALLY: &str =
+        "        } finally {\n            const sharedImports = getSharedImports();";
+    const SUCCESS: &str = "            success = true;\n";
+    if !loader.contains(FINALLY) || !loader.contains(SUCCESS) {
+        bail!("the split loader's callback is not the one split.rs knows; see reload_on_failure");
+    }
+    Ok(loader
+        .replacen(
+            SUCCESS,
+            "            success = true;\n            aulaReloaded(false);\n",
+            1,
+        )
+        .replacen(
+            FINALLY,
+            "        }\n        if (!success && aulaReloaded(true)) return;\n        {\n            const sharedImports = getSharedImports();",
+            1,
+        )
+        + "function aulaReloaded(failed) {\n    const key = \"aula.chunk-reload\";\n    try {\n        if (!failed) return void sessionStorage.removeItem(key);\n        if (sessionStorage.getItem(key)) return false;\n        sessionStorage.setItem(key, \"1\");\n    } catch {\n        return false;\n    }\n    location.reload();\n    return true;\n}\n")
 }
 
 /// Whether a linked module has split points at all (a build without the cfg has none).
@@ -158,8 +230,11 @@ pub fn split_page(staging: &Path) -> Result<()> {
     )?;
 
     // The chunks, hashed, and the loader pointing at their new names.
-    let mut loader = std::fs::read_to_string(work.join("__wasm_split.js"))
-        .context("the splitter wrote no loader")?;
+    let mut loader = reload_on_failure(
+        &std::fs::read_to_string(work.join("__wasm_split.js"))
+            .context("the splitter wrote no loader")?,
+    )?;
+    let mut renamed = std::collections::HashMap::new();
     for chunk in &split.split_modules {
         let optimised = work.join("opt.wasm");
         optimise(chunk, &optimised)?;
@@ -168,7 +243,11 @@ pub fn split_page(staging: &Path) -> Result<()> {
         std::fs::write(staging.join(&name), &bytes)?;
         let old = chunk.file_name().context("chunk name")?.to_string_lossy();
         loader = loader.replace(&format!("\"./{old}\""), &format!("\"./{name}\""));
+        let stem = chunk.file_stem().context("chunk name")?.to_string_lossy();
+        renamed.insert(stem.into_owned(), name);
     }
+    let parts = parts_json(&split.prefetch_map, &renamed)?;
+    std::fs::write(staging.join(PARTS_FILE), parts)?;
     let loader_name = hashed_name(loader.as_bytes(), "js");
     std::fs::write(staging.join(&loader_name), &loader)?;
     let glue = std::fs::read_to_string(work.join(format!("{stem}.js")))?;
@@ -191,6 +270,81 @@ pub fn split_page(staging: &Path) -> Result<()> {
         "split-page: the page's wasm in {} part(s) beside the main module",
         split.split_modules.len()
     );
+    build_player(staging, &work)
+}
+
+/// The player that exports carry (SCORM packages, the offline page): the page in one module
+/// (the app's `whole` feature), so that a file played from disk or from an LMS needs no chunk.
+/// Built with the same flags as the page, so only the app itself is compiled again; written as
+/// `aula-player-<hash>.js` and `aula-player-<hash>_bg.wasm`, which `web/precache.mjs` lists.
+fn build_player(staging: &Path, work: &Path) -> Result<()> {
+    let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+        .current_dir(project_root())
+        .args([
+            "build",
+            "--release",
+            "--offline",
+            "--target",
+            crate::tools::WASM_TARGET,
+            "-p",
+            "aula-app",
+            "--bin",
+            "aula-app",
+            "--features",
+            "whole",
+            "--message-format=json-render-diagnostics",
+        ])
+        .env(
+            "CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS",
+            release_rustflags(),
+        )
+        .stderr(std::process::Stdio::inherit())
+        .output()
+        .context("could not start cargo for the player")?;
+    if !output.status.success() {
+        bail!("building the player ({}) failed", output.status);
+    }
+    let linked = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "aula-app")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from))
+        .context("cargo named no aula-app executable for the player")?;
+    if has_split_points(&std::fs::read(&linked)?) {
+        bail!(
+            "the player {} has split points; it must be one module",
+            linked.display()
+        );
+    }
+    let bindgen = work.join("player");
+    let _ = std::fs::remove_dir_all(&bindgen);
+    crate::run(Command::new("wasm-bindgen").args([
+        "--target".as_ref(),
+        "web".as_ref(),
+        "--no-typescript".as_ref(),
+        "--out-dir".as_ref(),
+        bindgen.as_os_str(),
+        "--out-name".as_ref(),
+        "aula-player".as_ref(),
+        linked.as_os_str(),
+    ]))?;
+    let optimised = bindgen.join("opt.wasm");
+    crate::run(
+        Command::new(project_root().join("node_modules/.bin/wasm-opt"))
+            .arg("-Oz")
+            .arg(bindgen.join("aula-player_bg.wasm"))
+            .arg("-o")
+            .arg(&optimised),
+    )?;
+    let wasm = std::fs::read(&optimised)?;
+    let js = std::fs::read(bindgen.join("aula-player.js"))?;
+    let stem = format!(
+        "aula-player-{}",
+        content_hash(&[wasm.as_slice(), js.as_slice()].concat())
+    );
+    std::fs::write(staging.join(format!("{stem}.js")), &js)?;
+    std::fs::write(staging.join(format!("{stem}_bg.wasm")), &wasm)?;
+    println!("split-page: the player for exports is {stem}.js and {stem}_bg.wasm");
     Ok(())
 }
 
@@ -204,6 +358,57 @@ mod tests {
         assert_ne!(hashed_name(b"a", "wasm"), hashed_name(b"b", "wasm"));
         assert!(hashed_name(b"", "js").starts_with("aula-split-"));
         assert!(hashed_name(b"", "js").ends_with(".js"));
+    }
+
+    #[test]
+    fn each_part_lists_its_chunks_by_their_new_names() {
+        let prefetch = [
+            (
+                "settings_view_2106".to_string(),
+                vec![
+                    "chunk_3".to_string(),
+                    "split_settings_view_2106".to_string(),
+                ],
+            ),
+            ("load".to_string(), vec!["split_load".to_string()]),
+        ]
+        .into_iter()
+        .collect();
+        let renamed = [
+            ("chunk_3", "aula-split-0000000000000003.wasm"),
+            (
+                "split_settings_view_2106",
+                "aula-split-00000000000000aa.wasm",
+            ),
+            ("split_load", "aula-split-00000000000000bb.wasm"),
+        ]
+        .into_iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+        let parts: serde_json::Value =
+            serde_json::from_str(&parts_json(&prefetch, &renamed).unwrap()).unwrap();
+        assert_eq!(
+            parts,
+            serde_json::json!({
+                "settings_view": ["aula-split-0000000000000003.wasm", "aula-split-00000000000000aa.wasm"],
+                "load": ["aula-split-00000000000000bb.wasm"],
+            })
+        );
+        let missing = [("x_1".to_string(), vec!["gone".to_string()])]
+            .into_iter()
+            .collect();
+        assert!(parts_json(&missing, &renamed).is_err());
+    }
+
+    #[test]
+    fn a_chunk_that_cannot_be_fetched_reloads_the_page_once() {
+        let loader = "function wrapAsyncCb(callee) {\n    return async (callbackIndex, callbackData) => {\n        let success;\n        try {\n            await callee();\n            success = true;\n        } catch (e) {\n            console.error(e);\n            success = false;\n        } finally {\n            const sharedImports = getSharedImports();\n            sharedImports.__wasm_split.__indirect_function_table.get(callbackIndex)(callbackData, success);\n        }\n    }\n}\n";
+        let patched = reload_on_failure(loader).unwrap();
+        assert!(!patched.contains("finally"), "{patched}");
+        assert!(patched.contains("if (!success && aulaReloaded(true)) return;"));
+        assert!(patched.contains("aulaReloaded(false);"));
+        assert!(patched.contains("location.reload()"));
+        assert!(reload_on_failure("export const x = 1;").is_err());
     }
 
     #[test]

@@ -17,8 +17,9 @@
 //! In a SCORM package, `scorm-bridge.js` (a plain script beside the player, from
 //! `crates/export/assets/`) finds the LMS's API, turns these events into `cmi.*` values, and
 //! hands a saved bookmark back with `restore`. The offline page inlines the styles, the course,
-//! the page's script and the WebAssembly as base64, and starts from those bytes, since a
-//! `file://` page cannot fetch (`aula_export::package`).
+//! the player's script and its WebAssembly as base64, and starts from those bytes, since a
+//! `file://` page cannot fetch (`aula_export::package`). Exports carry the page built in one
+//! module (`xtask/src/split.rs`); on the site, the player alone is a chunk of the page.
 
 use aula_course::Course;
 use aula_export::package::PackageConfig;
@@ -29,7 +30,7 @@ use serde::Serialize;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
-use crate::classroom::{Classroom, Lecture};
+use crate::classroom::{Classroom, Host, Lecture};
 use crate::i18n::*;
 
 /// Where the embedded player's course comes from.
@@ -104,6 +105,27 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
     Ok(js_sys::Uint8Array::new(&buffer).to_vec())
 }
 
+/// A bundle's course file: the files worker checks and opens it. Loaded on first use in a
+/// split build, with the workers' client.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn open_bundle(bytes: Vec<u8>) -> Result<String, String> {
+    let (tx, rx) = futures_channel::oneshot::channel();
+    let job = aula_export::wire::FileJob::Import {
+        existing: Vec::new(),
+    };
+    crate::workers::file_job(&job, Some(&bytes), move |report, _| {
+        let _ = tx.send(report);
+    });
+    let report = rx
+        .await
+        .map_err(|_| "The course could not be opened.".to_string())?;
+    match (report.error, report.course) {
+        (Some(error), _) => Err(error),
+        (None, Some(course)) => Ok(course),
+        (None, None) => Err("The course could not be opened.".into()),
+    }
+}
+
 async fn load(source: CourseSource) -> Result<Course, String> {
     let text = match source {
         CourseSource::Inline => leptos::prelude::document()
@@ -116,18 +138,7 @@ async fn load(source: CourseSource) -> Result<Course, String> {
         CourseSource::Url(url) => {
             let bytes = fetch_bytes(&url).await?;
             if bytes.starts_with(b"PK") {
-                // A bundle: the worker checks and opens it.
-                let (tx, rx) = futures_channel::oneshot::channel();
-                let job = aula_export::wire::FileJob::Import { existing: Vec::new() };
-                crate::workers::file_job(&job, Some(&bytes), move |report, _| {
-                    let _ = tx.send(report);
-                });
-                let report = rx.await.map_err(|_| "The course could not be opened.".to_string())?;
-                match (report.error, report.course) {
-                    (Some(error), _) => return Err(error),
-                    (None, Some(course)) => course,
-                    (None, None) => return Err("The course could not be opened.".into()),
-                }
+                open_bundle(bytes).await?
             } else {
                 String::from_utf8(bytes).map_err(|_| "The course file is not text.".to_string())?
             }
@@ -136,16 +147,26 @@ async fn load(source: CourseSource) -> Result<Course, String> {
     Course::from_json(&text).map_err(|e| e.to_string())
 }
 
+/// The player alone, loaded on first use in a split build (a page that embeds it loads the
+/// page's first module and this).
+#[cfg_attr(aula_lazy, leptos::lazy)]
+pub async fn player_only(setup: PlayerSetup) -> AnyView {
+    view! { <PlayerOnly setup=setup/> }.into_any()
+}
+
 #[component]
-pub fn PlayerOnly(setup: PlayerSetup) -> impl IntoView {
+fn PlayerOnly(setup: PlayerSetup) -> impl IntoView {
     let i18n = use_i18n();
-    let rules = setup.rules;
+    let host = Host {
+        rules: setup.rules,
+        bridge: |session, rules| view! { <HostBridge session=session rules=rules/> }.into_any(),
+    };
     let course = LocalResource::new(move || load(setup.source.clone()));
     view! {
         <Suspense fallback=move || view! { <p class="muted">{t!(i18n, classroom_loading)}</p> }>
             {move || Suspend::new(async move {
                 match course.await {
-                    Ok(course) => view! { <Classroom course=course reload=RwSignal::new(0) host=Some(rules)/> }.into_any(),
+                    Ok(course) => view! { <Classroom course=course reload=RwSignal::new(0) host=Some(host)/> }.into_any(),
                     Err(error) => view! { <p class="error" role="alert" data-testid="player-error">{error}</p> }.into_any(),
                 }
             })}
@@ -205,7 +226,7 @@ fn state_name(state: PlayState) -> &'static str {
 
 /// Reports the session to the host page and obeys its commands; renders nothing.
 #[component]
-pub fn HostBridge(session: Lecture, rules: ProgressRules) -> impl IntoView {
+fn HostBridge(session: Lecture, rules: ProgressRules) -> impl IntoView {
     let progress = StoredValue::new(session.course(Progress::new));
     let completed_sent = StoredValue::new(false);
     let event = move |kind: &'static str| {

@@ -60,9 +60,29 @@ const FORMATS: [(ExportFormat, &str, Key); 6] = [
     (ExportFormat::Maic, "maic", Key::export_maic),
 ];
 
-/// "Export": a format, SCORM's reporting options, and a download.
+/// "Export": a format, SCORM's reporting options, and a download; what is inside loads when the
+/// panel is first opened.
 #[component]
 pub fn ExportPanel(course_id: String) -> impl IntoView {
+    let i18n = use_i18n();
+    let opened = RwSignal::new(false);
+    let course_id = StoredValue::new(course_id);
+    view! {
+        <details class="export-panel" data-testid="export-panel" on:toggle=move |_| opened.set(true)>
+            <summary>{t!(i18n, export_title)}</summary>
+            {move || opened.get().then(|| crate::shell::on_first_use(export_body(course_id.get_value()), Some(Key::part_loading)))}
+        </details>
+    }
+}
+
+/// The export panel's inside, loaded on first use in a split build.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn export_body(course_id: String) -> AnyView {
+    view! { <ExportBody course_id=course_id/> }.into_any()
+}
+
+#[component]
+fn ExportBody(course_id: String) -> impl IntoView {
     let i18n = use_i18n();
     let format = RwSignal::new("bundle".to_string());
     let completion = RwSignal::new("all_scenes".to_string());
@@ -98,50 +118,14 @@ pub fn ExportPanel(course_id: String) -> impl IntoView {
         failed.set(false);
         status.set(t_string!(i18n, export_working).to_string());
         leptos::task::spawn_local(async move {
-            let id = course_id.get_value();
-            let course = match course_text(&id).await {
-                Ok(Some(text)) => text,
-                Ok(None) => {
-                    status.set(t_string!(i18n, classroom_missing_title).to_string());
-                    failed.set(true);
-                    busy.set(false);
-                    return;
-                }
-                Err(error) => {
-                    status.set(error);
-                    failed.set(true);
-                    busy.set(false);
-                    return;
-                }
-            };
-            let job = FileJob::Export {
-                format: chosen,
-                course,
-                rules,
-                exported_at: unix_ms(),
-                app_version: APP_VERSION.into(),
-            };
-            crate::workers::file_job(&job, None, move |report, bytes| {
-                let outcome = match (report.error.clone(), bytes) {
-                    (Some(error), _) => Err(error),
-                    (None, Some(bytes)) => {
-                        download(&bytes, &report.file_name, &report.mime).map(|()| {
-                            i18n.fill(Key::export_done, &[("file", report.file_name.clone())])
-                                + &dropped_lines(&report)
-                        })
-                    }
-                    (None, None) => Err("The export came back empty.".into()),
-                };
-                failed.try_set(outcome.is_err());
-                status.try_set(outcome.unwrap_or_else(|e| e));
-                busy.try_set(false);
-            });
+            let outcome = export_course(course_id.get_value(), chosen, rules, i18n).await;
+            failed.try_set(outcome.is_err());
+            status.try_set(outcome.unwrap_or_else(|e| e));
+            busy.try_set(false);
         });
     };
 
     view! {
-        <details class="export-panel" data-testid="export-panel">
-            <summary>{t!(i18n, export_title)}</summary>
             <div class="export-body">
                 <label>
                     <span>{t!(i18n, export_format)}</span>
@@ -165,7 +149,42 @@ pub fn ExportPanel(course_id: String) -> impl IntoView {
                 <button class="primary" data-testid="export-button" prop:disabled=busy on:click=export>{t!(i18n, export_button)}</button>
                 <p data-testid="export-status" role="status" class:error=failed>{status}</p>
             </div>
-        </details>
+    }
+}
+
+/// Has the worker write the course as `format` and offers the file as a download. Loaded on
+/// first use in a split build, with the workers' client.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn export_course(
+    id: String,
+    format: ExportFormat,
+    rules: ProgressRules,
+    i18n: I18n,
+) -> Result<String, String> {
+    let Some(course) = course_text(&id).await? else {
+        return Err(t_string!(i18n, classroom_missing_title).to_string());
+    };
+    let job = FileJob::Export {
+        format,
+        course,
+        rules,
+        exported_at: unix_ms(),
+        app_version: APP_VERSION.into(),
+    };
+    let (tx, rx) = futures_channel::oneshot::channel();
+    crate::workers::file_job(&job, None, move |report, bytes| {
+        let _ = tx.send((report, bytes));
+    });
+    let (report, bytes) = rx
+        .await
+        .map_err(|_| "The export stopped before it finished.".to_string())?;
+    match (report.error.clone(), bytes) {
+        (Some(error), _) => Err(error),
+        (None, Some(bytes)) => download(&bytes, &report.file_name, &report.mime).map(|()| {
+            i18n.fill(Key::export_done, &[("file", report.file_name.clone())])
+                + &dropped_lines(&report)
+        }),
+        (None, None) => Err("The export came back empty.".into()),
     }
 }
 
@@ -177,7 +196,9 @@ fn dropped_lines(report: &FileReport) -> String {
         .collect()
 }
 
-/// Reads the chosen file, has the worker check it, and saves the course in one write.
+/// Reads the chosen file, has the worker check it, and saves the course in one write. Loaded on
+/// first use in a split build, with the workers' client.
+#[cfg_attr(aula_lazy, leptos::lazy)]
 async fn import(file: web_sys::File, i18n: I18n) -> Result<String, String> {
     let buffer = wasm_bindgen_futures::JsFuture::from(file.array_buffer())
         .await

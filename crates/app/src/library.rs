@@ -30,6 +30,38 @@ impl CourseSummary {
 
 pub use crate::store::open_store;
 
+/// What the library list needs of a generation's record (`generate::GenerationFile`), so the
+/// page does not link the reading of the whole record.
+#[derive(Deserialize)]
+struct JobGlance {
+    course_id: String,
+    request: RequestGlance,
+    #[serde(default)]
+    outline: Option<OutlineGlance>,
+}
+
+#[derive(Deserialize)]
+struct RequestGlance {
+    #[serde(default)]
+    topic: String,
+}
+
+#[derive(Deserialize)]
+struct OutlineGlance {
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    scenes: Vec<serde::de::IgnoredAny>,
+}
+
+/// Whether the course has a generation record (it was written here).
+pub async fn has_generation(id: &str) -> bool {
+    match open_store().await {
+        Ok(store) => matches!(store.get(Collection::Jobs, id).await, Ok(Some(_))),
+        Err(_) => false,
+    }
+}
+
 pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
     let store = open_store().await?;
     let mut courses = Vec::new();
@@ -50,12 +82,8 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
         if courses.iter().any(|c| c.id == key) {
             continue;
         }
-        let Ok(Some(file)) = aula_storage::get_json::<_, crate::generate::GenerationFile>(
-            &store,
-            Collection::Jobs,
-            &key,
-        )
-        .await
+        let Ok(Some(file)) =
+            aula_storage::get_json::<_, JobGlance>(&store, Collection::Jobs, &key).await
         else {
             continue;
         };

@@ -107,9 +107,10 @@ pub fn save_captions_only(on: bool) {
 }
 
 pub fn saved_speed() -> f64 {
+    // Matched as written rather than parsed: the page links no float parser (its tables are
+    // about 20 KB).
     read(SPEED_KEY)
-        .and_then(|s| s.parse::<f64>().ok())
-        .filter(|s| SPEEDS.contains(s))
+        .and_then(|s| SPEEDS.iter().copied().find(|speed| speed.to_string() == s))
         .unwrap_or(1.0)
 }
 

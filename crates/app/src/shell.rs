@@ -22,7 +22,7 @@ pub fn App() -> impl IntoView {
         return view! {
             <Preferences/>
             <main class="page player-only">
-                <crate::embed::PlayerOnly setup=setup/>
+                {on_first_use(crate::embed::player_only(setup), Some(Key::classroom_loading))}
             </main>
         }
         .into_any();
@@ -45,24 +45,27 @@ fn Pages() -> impl IntoView {
             {move || match location.page() {
                 Page::Home => view! { <HomePage/> }.into_any(),
                 Page::Classroom(id) => view! { <ClassroomPage id=id/> }.into_any(),
-                Page::Generate(id) => on_first_use(generate_view(id)).into_any(),
-                Page::Settings => on_first_use(settings_view()).into_any(),
+                Page::Generate(id) => on_first_use(generate_view(id), Some(Key::screen_loading)).into_any(),
+                Page::Settings => on_first_use(settings_view(), Some(Key::screen_loading)).into_any(),
                 Page::NotFound => view! { <NotFoundPage/> }.into_any(),
             }}
         </main>
     }
 }
 
-/// A screen whose code, in a split build, is a wasm chunk fetched the first time it is shown
-/// (`xtask/src/split.rs`): a status line says so until it is there. In other builds the view is
-/// ready at once and the line never shows.
-pub fn on_first_use(view: impl std::future::Future<Output = AnyView> + 'static) -> impl IntoView {
+/// A screen (or a part of one) whose code, in a split build, is a wasm chunk fetched the first
+/// time it is shown (`xtask/src/split.rs`): a status line (`loading`) says so until it is there.
+/// In other builds the view is ready at once and the line never shows.
+pub fn on_first_use(
+    view: impl std::future::Future<Output = AnyView> + 'static,
+    loading: Option<Key>,
+) -> impl IntoView {
     let i18n = use_i18n();
     let view = send_wrapper::SendWrapper::new(view);
     view! {
-        <Suspense fallback=move || view! {
-            <p class="screen-loading" role="status" data-testid="screen-loading">{t!(i18n, screen_loading)}</p>
-        }>
+        <Suspense fallback=move || loading.map(|key| view! {
+            <p class="screen-loading" role="status" data-testid="screen-loading">{i18n.tr(key)}</p>
+        })>
             {Suspend::new(view)}
         </Suspense>
     }

@@ -43,9 +43,6 @@ pub struct PlayerPaths {
     pub js: String,
     pub wasm: String,
     pub css: String,
-    /// In a split build, the module the app's js imports to load the screens split off it
-    /// (`xtask/src/split.rs`). The player never opens those screens, so their chunks stay out.
-    pub split_loader: Option<String>,
 }
 
 impl AppShell {
@@ -61,11 +58,12 @@ impl AppShell {
                 .map(|f| f.path.clone())
                 .ok_or(PlayerExportError::MissingRole(role))
         };
+        // A split build's page loads parts of itself on first use (`xtask/src/split.rs`), which
+        // a file played from disk cannot; it lists the page in one module for the player.
         Ok(PlayerPaths {
-            js: find("app-js")?,
-            wasm: find("app-wasm")?,
+            js: find("player-js").or_else(|_| find("app-js"))?,
+            wasm: find("player-wasm").or_else(|_| find("app-wasm"))?,
             css: find("css")?,
-            split_loader: find("app-split-loader").ok(),
         })
     }
 }
@@ -77,8 +75,6 @@ pub struct PlayerFiles {
     pub js: Vec<u8>,
     pub wasm: Vec<u8>,
     pub css: Vec<u8>,
-    /// The split loader's bytes, when `paths.split_loader` names one.
-    pub split_loader: Option<Vec<u8>>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,55 +181,6 @@ fn manifest_xml(
     }
 }
 
-/// The glue with its imports of the split loader (`import*as x from"./aula-split-….js"`, one per
-/// split screen) replaced by objects whose loaders refuse: one file cannot import another, and
-/// the offline player never opens a screen split off the page.
-fn without_split_loader(glue: &str, loader: &str) -> String {
-    let mut glue = glue.to_string();
-    // Each pass replaces one import; a bounded loop, since each pass must shorten the match list.
-    for _ in 0..64 {
-        let next = without_one_split_import(&glue, loader);
-        if next == glue {
-            break;
-        }
-        glue = next;
-    }
-    glue
-}
-
-fn without_one_split_import(glue: &str, loader: &str) -> String {
-    let Some(from) = [
-        format!("from\"./{loader}\""),
-        format!("from \"./{loader}\""),
-    ]
-    .into_iter()
-    .find_map(|needle| glue.find(&needle).map(|at| (at, needle.len()))) else {
-        return glue.to_string();
-    };
-    let (at, len) = from;
-    let Some(start) = glue[..at].rfind("import") else {
-        return glue.to_string();
-    };
-    let binding = glue[start + "import".len()..at]
-        .trim()
-        .trim_start_matches('*')
-        .trim()
-        .trim_start_matches("as")
-        .trim();
-    if binding.is_empty()
-        || !binding
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
-    {
-        return glue.to_string();
-    }
-    format!(
-        "{}const {binding}=new Proxy({{}},{{get:()=>()=>{{throw new Error(\"This screen is not part of the offline player.\")}}}}){}",
-        &glue[..start],
-        &glue[at + len..]
-    )
-}
-
 /// A SCORM package: `imsmanifest.xml` at the root, the player, the course and its media, every
 /// path relative so the LMS can serve it from anywhere.
 pub fn scorm_package(
@@ -269,9 +216,6 @@ pub fn scorm_package(
         (p.css.clone(), &player.css),
         (COURSE_PATH.into(), files.course_json.as_bytes()),
     ];
-    if let (Some(path), Some(bytes)) = (&p.split_loader, &player.split_loader) {
-        entries.push((path.clone(), bytes));
-    }
     for (path, bytes) in &files.media {
         entries.push((path.clone(), bytes));
     }
@@ -319,10 +263,6 @@ pub fn offline_html(course_json: &str, player: &PlayerFiles) -> Result<String, I
         glue.push_str(line.strip_prefix("export ").unwrap_or(line));
         glue.push('\n');
     }
-    let glue = match &player.paths.split_loader {
-        Some(loader) => without_split_loader(&glue, loader),
-        None => glue,
-    };
     let boot = format!(
         "{glue}\nconst aulaWasm = Uint8Array.from(atob(document.getElementById(\"aula-wasm\").textContent.trim()), (c) => c.charCodeAt(0));\n__wbg_init({{ module_or_path: aulaWasm }});",
         glue = glue.replace("</script", "<\\/script")
@@ -356,67 +296,24 @@ mod tests {
             js: b"export class Thing {}\nfunction __wbg_init(o) {}\nexport { initSync, __wbg_init as default };\n".to_vec(),
             wasm: b"\0asm\x01\0\0\0".to_vec(),
             css: b"body { color: red }".to_vec(),
-            split_loader: None,
-        }
-    }
-
-    /// A split build's player: the glue imports the loader of the screens split off it.
-    fn split_player() -> PlayerFiles {
-        let shell = AppShell::from_json(
-            r#"{"version":"abc","files":[{"path":"aula-app-1f.js","role":"app-js"},
-            {"path":"aula-app-1f_bg.wasm","role":"app-wasm"},{"path":"style-2e.css","role":"css"},
-            {"path":"aula-split-00112233445566ff.js","role":"app-split-loader"},
-            {"path":"aula-split-aabbccddeeff0011.wasm","role":"app-chunk"}]}"#,
-        )
-        .unwrap();
-        PlayerFiles {
-            paths: shell.player_paths().unwrap(),
-            js: b"import*as e from\"./aula-split-00112233445566ff.js\";import * as f from \"./aula-split-00112233445566ff.js\"\nfunction __wbg_init(o){}const i={\"./__wasm_split.js\":e};\nexport { initSync, __wbg_init as default };\n".to_vec(),
-            split_loader: Some(b"export const __wasm_split_load_x = 1;".to_vec()),
-            ..player()
         }
     }
 
     #[test]
-    fn a_split_players_packages_carry_its_loader_and_the_offline_page_needs_none() {
-        let player = split_player();
-        assert_eq!(
-            player.paths.split_loader.as_deref(),
-            Some("aula-split-00112233445566ff.js")
-        );
-        let zip = scorm_package(
-            &files(),
-            &player,
-            ScormVersion::Scorm12,
-            ProgressRules::default(),
-            0,
+    fn a_split_build_exports_its_player_in_one_module() {
+        let shell = AppShell::from_json(
+            r#"{"version":"abc","files":[{"path":"aula-app-1f.js","role":"app-js"},
+            {"path":"aula-app-1f_bg.wasm","role":"app-wasm"},{"path":"style-2e.css","role":"css"},
+            {"path":"aula-split-00112233445566ff.js","role":"app-split-loader"},
+            {"path":"aula-split-aabbccddeeff0011.wasm","role":"app-chunk"},
+            {"path":"aula-player-0123456789abcdef.js","role":"player-js"},
+            {"path":"aula-player-0123456789abcdef_bg.wasm","role":"player-wasm"}]}"#,
         )
         .unwrap();
-        let names = read_zip(&zip, &ZipLimits::BUNDLE)
-            .unwrap()
-            .into_iter()
-            .map(|entry| entry.path)
-            .collect::<Vec<_>>();
-        assert!(
-            names.contains(&"aula-split-00112233445566ff.js".to_string()),
-            "{names:?}"
-        );
-        assert!(
-            !names
-                .iter()
-                .any(|n| n.ends_with(".wasm") && n.starts_with("aula-split-")),
-            "{names:?}"
-        );
-
-        let page = offline_html(&files().course_json, &player).unwrap();
-        assert!(
-            !page.contains("from\"./aula-split-"),
-            "the offline page still imports the loader"
-        );
-        assert!(page.contains("const e=new Proxy("));
-        assert!(page.contains("const f=new Proxy("));
-        // The glue's own reference to the binding is left as it was.
-        assert!(page.contains("{\"./__wasm_split.js\":e}"));
+        let paths = shell.player_paths().unwrap();
+        assert_eq!(paths.js, "aula-player-0123456789abcdef.js");
+        assert_eq!(paths.wasm, "aula-player-0123456789abcdef_bg.wasm");
+        assert_eq!(paths.css, "style-2e.css");
     }
 
     fn files() -> CourseFiles {

@@ -85,10 +85,6 @@ async fn player_files() -> Result<PlayerFiles, String> {
         js: fetch_bytes(&paths.js).await?,
         wasm: fetch_bytes(&paths.wasm).await?,
         css: fetch_bytes(&paths.css).await?,
-        split_loader: match &paths.split_loader {
-            Some(path) => Some(fetch_bytes(path).await?),
-            None => None,
-        },
         paths,
     })
 }

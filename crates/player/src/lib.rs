@@ -170,6 +170,21 @@ pub enum PlayState {
     Ended,
 }
 
+impl PlayState {
+    /// The state's name, lower case (the stage's `data-state`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PlayState::Idle => "idle",
+            PlayState::Playing => "playing",
+            PlayState::Paused => "paused",
+            PlayState::Interrupted => "interrupted",
+            PlayState::DiscussionOffered => "discussionoffered",
+            PlayState::WaitingForLearner => "waitingforlearner",
+            PlayState::Ended => "ended",
+        }
+    }
+}
+
 /// A resume point: which scene, and how far into it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Position {

@@ -32,7 +32,7 @@ use leptos::task::spawn_local;
 use super::class_log::ClassLog;
 use super::controls::{agent_style, avatar};
 use super::voice_input::VoiceInput;
-use super::Lecture;
+use super::{Lecture, LiveClass};
 use crate::connection::{usable_connection, Role, Unusable};
 use crate::i18n::*;
 use crate::library::course_text;
@@ -41,6 +41,15 @@ use crate::workers;
 /// Agent turns per round.
 const MAX_TURNS: u32 = 6;
 
+/// The live class under the stage, loaded on first use in a split build (see
+/// `shell::on_first_use`): opens the conversation, tells the classroom how to run a discussion
+/// live (`live`), and shows the conversation with its question box.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+pub async fn live_class(session: Lecture, live: LiveClass) -> AnyView {
+    let talk = Conversation::new(session, live);
+    view! { <AskTheClass talk=talk/> }.into_any()
+}
+
 /// The classroom's conversation: its state is the fold of the session log, and every change
 /// goes through [`Conversation::record`], which writes the log too.
 #[derive(Clone, Copy)]
@@ -48,8 +57,6 @@ pub struct Conversation {
     session: Lecture,
     i18n: I18n,
     log: ClassLog,
-    /// An AI provider is usable: discussions run live.
-    pub live: RwSignal<bool>,
     /// The fold of the log, shown as bubbles.
     pub view: RwSignal<SessionView>,
     /// The log has been read back; asking waits for it so nothing interleaves.
@@ -64,7 +71,7 @@ pub struct Conversation {
 }
 
 impl Conversation {
-    pub fn new(session: Lecture) -> Conversation {
+    pub fn new(session: Lecture, live: LiveClass) -> Conversation {
         let view = RwSignal::new(SessionView::default());
         let restored = RwSignal::new(false);
         let log = ClassLog::open(
@@ -75,10 +82,9 @@ impl Conversation {
                 restored.try_set(true);
             },
         );
-        let live = RwSignal::new(false);
         spawn_local(async move {
             if usable_connection().await.is_ok() {
-                live.try_set(true);
+                live.live.try_set(true);
                 session.send(Command::SetLiveDiscussion(true));
             }
         });
@@ -89,18 +95,20 @@ impl Conversation {
                 workers::abort(id);
             }
         });
-        Conversation {
+        let talk = Conversation {
             session,
             i18n: use_i18n(),
             log,
-            live,
             view,
             restored,
             running,
             starting: StoredValue::new(false),
             problem: RwSignal::new(None),
             course_file: StoredValue::new(None),
-        }
+        };
+        live.join
+            .set_value(Some(Callback::new(move |cue| talk.discuss(cue))));
+        talk
     }
 
     /// Applies one event to what the learner sees and appends it to the log, if the log keeps

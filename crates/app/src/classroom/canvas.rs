@@ -8,12 +8,11 @@ use aula_course::action::{LineEnd, LineStyle, WhiteboardShape};
 use aula_course::scene::{ShapeKind, TextAlign};
 use aula_course::{SlideElement, CANVAS_HEIGHT, CANVAS_WIDTH};
 use aula_player::{BoardContent, BoardItem, Rect};
-use aula_render::{
-    approx_width_em, chart_svg, escape_html, highlight_code, latex_to_mathml, markdown_to_html,
-};
+use aula_render::{approx_width_em, escape_html, markdown_to_html};
 use leptos::prelude::*;
 
 use super::lecture::Lecture;
+use super::typeset::{chart_html, code_html, latex_html};
 
 fn pct_x(x: f64) -> f64 {
     x / CANVAS_WIDTH * 100.0
@@ -63,18 +62,6 @@ fn safe_src(src: &str) -> Option<String> {
 fn latex_font(latex: &str, width: f64, height: f64, tallest: f64) -> String {
     let fits_width = width / approx_width_em(latex).max(1.0);
     font((height * 0.45).min(tallest).min(fits_width).max(10.0))
-}
-
-fn latex_html(latex: &str, display: bool) -> String {
-    latex_to_mathml(latex, display)
-        .unwrap_or_else(|_| format!("<code>{}</code>", escape_html(latex)))
-}
-
-fn code_html(language: &str, code: &str) -> String {
-    highlight_code(language, code)
-        .into_iter()
-        .map(|line| format!("<span class=\"code-line\">{line}</span>"))
-        .collect::<String>()
 }
 
 fn shape_svg(kind: ShapeKind, fill: &str) -> String {
@@ -234,7 +221,7 @@ fn slide_element_html(element: &SlideElement) -> String {
         SlideElement::Chart(chart) => div(
             "chart",
             &style,
-            &chart_svg(chart.chart_type, &chart.data, &chart.colors, chart.width, chart.height),
+            &chart_html(chart.chart_type, &chart.data, &chart.colors, chart.width, chart.height),
         ),
         SlideElement::Table(table) => div("table", &format!("{style}{}", font(16.0)), &table_html(&table.rows, table.header)),
         SlideElement::Latex(latex) => {
@@ -278,7 +265,10 @@ pub fn SlideCanvas(session: Lecture, scene_index: usize) -> impl IntoView {
     let frame_of =
         move |id: &str| frames.with_value(|f| f.iter().find(|(i, _)| i == id).map(|(_, f)| *f));
 
-    let elements_html: String = elements.iter().map(slide_element_html).collect();
+    // Written again only if a formula, chart or code waited for the typesetter (`typeset`).
+    let elements = StoredValue::new(elements);
+    let elements_html =
+        move || elements.with_value(|e| e.iter().map(slide_element_html).collect::<String>());
     let stage = session.stage;
     let spotlight = Memo::new(move |_| stage.with(|s| s.spotlight.clone()));
     let laser = Memo::new(move |_| stage.with(|s| s.laser.clone()));
@@ -333,7 +323,7 @@ fn board_item_html(item: &BoardItem) -> (String, String) {
             };
             shape_svg(kind, &shape.fill_color)
         }
-        BoardContent::Chart(chart) => chart_svg(
+        BoardContent::Chart(chart) => chart_html(
             chart.chart_type,
             &chart.data,
             &chart.theme_colors,

@@ -13,12 +13,15 @@ use crate::preferences::SPEEDS;
 /// Seek step of the arrow keys, in timeline milliseconds.
 const SEEK_STEP_MS: f64 = 5000.0;
 
+/// Up to two initials, upper-cased by the browser (Rust's `to_uppercase` would bring its
+/// Unicode case tables, about 12 KB, into the page).
 fn initials(name: &str) -> String {
-    name.split_whitespace()
+    let initials: String = name
+        .split_whitespace()
         .filter_map(|w| w.chars().next())
         .take(2)
-        .collect::<String>()
-        .to_uppercase()
+        .collect();
+    js_sys::JsString::from(initials).to_upper_case().into()
 }
 
 /// The style giving an element the agent's colour as `--agent`; a colour that is not a short
@@ -208,7 +211,9 @@ pub fn ControlBar(session: Lecture, stage_ref: NodeRef<leptos::html::Div>) -> im
                     prop:max=move || total_ms.get().max(1.0)
                     prop:value=move || scene_ms.get()
                     on:input=move |ev| {
-                        if let Ok(ms) = event_target_value(&ev).parse::<f64>() {
+                        // The browser's number, not the text parsed (no float parser in the page).
+                        let ms = event_target::<web_sys::HtmlInputElement>(&ev).value_as_number();
+                        if ms.is_finite() {
                             let scene = stage.with_untracked(|s| s.scene_index);
                             session.send(Command::SeekScene { scene, ms });
                         }
@@ -218,7 +223,8 @@ pub fn ControlBar(session: Lecture, stage_ref: NodeRef<leptos::html::Div>) -> im
             <label class="speed">
                 <span class="visually-hidden">{t!(i18n, speed_label)}</span>
                 <select data-testid="speed" on:change=move |ev| {
-                    if let Ok(value) = event_target_value(&ev).parse::<f64>() { session.send(Command::SetSpeed(value)); }
+                    let value = event_target_value(&ev);
+                    if let Some(speed) = SPEEDS.iter().copied().find(|s| s.to_string() == value) { session.send(Command::SetSpeed(speed)); }
                 }>
                     {SPEEDS.iter().map(|&s| view! { <option value=s.to_string() selected=move || speed.get() == s>{format!("{s}×")}</option> }).collect_view()}
                 </select>

@@ -7,6 +7,7 @@ mod controls;
 mod lecture;
 mod quiz;
 mod speech;
+mod typeset;
 mod voice_input;
 
 use aula_course::{Course, SceneContent};
@@ -16,7 +17,6 @@ use leptos::prelude::*;
 
 use crate::i18n::*;
 use crate::library::load_course;
-use ask::Conversation;
 use canvas::SlideCanvas;
 use controls::{CaptionBar, ControlBar, Roundtable, SceneList};
 pub use lecture::Lecture;
@@ -58,14 +58,22 @@ pub fn ClassroomPage(id: String) -> impl IntoView {
     }
 }
 
-/// The classroom of a course. `host`: shown by another page (embed, SCORM, offline file), which
-/// gets the session's progress under these rules; the library's links and the live class are
-/// left out there.
+/// Another page shows the classroom (embed, SCORM, offline file): it gets the session's
+/// progress under `rules`, through `bridge` (`embed.rs`, handed in so the page links it only
+/// where it embeds).
+#[derive(Clone, Copy)]
+pub struct Host {
+    pub rules: aula_player::progress::ProgressRules,
+    pub bridge: fn(Lecture, aula_player::progress::ProgressRules) -> AnyView,
+}
+
+/// The classroom of a course. `host`: shown by another page, which gets the session's
+/// progress; the library's links and the live class are left out there.
 #[component]
 pub fn Classroom(
     course: Course,
     reload: RwSignal<u32>,
-    #[prop(default = None)] host: Option<aula_player::progress::ProgressRules>,
+    #[prop(default = None)] host: Option<Host>,
 ) -> impl IntoView {
     let title = course.title.clone();
     let shown_scenes = course.scenes.len();
@@ -77,7 +85,23 @@ pub fn Classroom(
         session.restore_saved_position();
     }
     controls::bind_keyboard(session);
-    let talk = Conversation::new(session);
+    let live = LiveClass::default();
+    // The live class is a chunk of its own in a split build, fetched once the first slide has
+    // been painted so that it never delays it; embedded, there is none.
+    let painted = RwSignal::new(false);
+    // A course written here shows how far its writing got (also a chunk of its own).
+    let generated = RwSignal::new(false);
+    if host.is_none() {
+        request_animation_frame(move || {
+            set_timeout(move || painted.set(true), std::time::Duration::ZERO)
+        });
+        let id = session.course_id.get_value();
+        leptos::task::spawn_local(async move {
+            if crate::library::has_generation(&id).await {
+                generated.try_set(true);
+            }
+        });
+    }
 
     let stage = session.stage;
     let scene_index = Memo::new(move |_| stage.with(|s| s.scene_index));
@@ -90,15 +114,15 @@ pub fn Classroom(
             <section class="stage-column">
                 <h1 class="classroom-title">{title}</h1>
                 {match host {
-                    Some(rules) => view! { <crate::embed::HostBridge session=session rules=rules/> }.into_any(),
+                    Some(host) => (host.bridge)(session, host.rules),
                     None => view! {
-                        <GenerationBanner session=session shown=shown_scenes reload=reload/>
+                        {move || (painted.get() && generated.get()).then(|| crate::shell::on_first_use(generation_banner(session, shown_scenes, reload), None))}
                         <crate::files::ExportPanel course_id=session.course_id.get_value()/>
                     }
                     .into_any(),
                 }}
                 <div class="stage-shell" node_ref=stage_ref>
-                    <div class="stage-frame" data-testid="stage" data-state=move || format!("{:?}", state.get()).to_lowercase()>
+                    <div class="stage-frame" data-testid="stage" data-state=move || state.get().name()>
                         {move || {
                             let index = scene_index.get();
                             let kind = session.course(|c| c.scenes.get(index).map(|s| s.content.kind_name()));
@@ -110,18 +134,24 @@ pub fn Classroom(
                                 None => ().into_any(),
                             }
                         }}
-                        <DiscussionCard session=session talk=talk/>
+                        <DiscussionCard session=session live=live/>
                         <CourseEnd session=session library=host.is_none()/>
                     </div>
                     <CaptionBar session=session/>
                 </div>
                 <ControlBar session=session stage_ref=stage_ref/>
                 <Roundtable session=session/>
-                {host.is_none().then(|| view! { <ask::AskTheClass talk=talk/> })}
+                {move || painted.get().then(|| crate::shell::on_first_use(ask::live_class(session, live), Some(Key::live_loading)))}
                 <Notices session=session/>
             </section>
         </div>
     }
+}
+
+/// The banner, loaded on first use in a split build.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn generation_banner(session: Lecture, shown: usize, reload: RwSignal<u32>) -> AnyView {
+    view! { <GenerationBanner session=session shown=shown reload=reload/> }.into_any()
 }
 
 /// While the course is still being written: how far it got, and the scenes written since the
@@ -135,7 +165,11 @@ fn GenerationBanner(session: Lecture, shown: usize, reload: RwSignal<u32>) -> im
     {
         let id = id.clone();
         leptos::task::spawn_local(async move {
-            if let Err(error) = crate::generate::open(&id).await {
+            let resumed = match crate::generate::show(&id).await {
+                Ok(Some(cut_off)) => crate::generate::resume(cut_off).await,
+                other => other.map(|_| ()),
+            };
+            if let Err(error) = resumed {
                 leptos::logging::warn!(
                     "classroom: the course's generation did not resume: {error}"
                 );
@@ -297,10 +331,28 @@ fn ProjectScene(session: Lecture, scene_index: usize) -> impl IntoView {
     }
 }
 
+/// What the classroom knows of the live class (`ask`), which fills it in once its code is there.
+#[derive(Clone, Copy)]
+pub struct LiveClass {
+    /// An AI provider is usable: discussions run live.
+    pub live: RwSignal<bool>,
+    /// Runs a scene's discussion live (the player has already stopped for it).
+    pub join: StoredValue<Option<Callback<aula_player::DiscussionCue>>>,
+}
+
+impl Default for LiveClass {
+    fn default() -> LiveClass {
+        LiveClass {
+            live: RwSignal::new(false),
+            join: StoredValue::new(None),
+        }
+    }
+}
+
 /// A classmate offers a discussion: with an AI provider the class discusses it live, otherwise
 /// the course's recording can play.
 #[component]
-fn DiscussionCard(session: Lecture, talk: Conversation) -> impl IntoView {
+fn DiscussionCard(session: Lecture, live: LiveClass) -> impl IntoView {
     let i18n = use_i18n();
     let stage = session.stage;
     let cue = Memo::new(move |_| {
@@ -319,12 +371,15 @@ fn DiscussionCard(session: Lecture, talk: Conversation) -> impl IntoView {
                 .as_deref()
                 .and_then(|id| session.course(|c| c.agent(id).map(|a| a.name.clone())))
                 .unwrap_or_else(|| t_string!(i18n, a_classmate).to_string());
-            let live = talk.live.get_untracked();
+            let join = live.join.get_value();
+            let live = live.live.get_untracked() && join.is_some();
             let topic = cue.topic.clone();
             let has_recording = cue.has_recording;
             let join = move |_| {
                 session.send(Command::AcceptDiscussion);
-                talk.discuss(cue.clone());
+                if let Some(join) = join {
+                    join.run(cue.clone());
+                }
             };
             view! {
                 <div class="overlay-card" role="dialog" aria-labelledby="discussion-topic" data-testid="discussion-card">

@@ -593,7 +593,7 @@ fn state_text(i18n: I18n, state: SceneProgress) -> &'static str {
 }
 
 /// The generation page, loaded on first use in a split build (see `shell::on_first_use`).
-#[cfg_attr(aula_split, leptos::lazy)]
+#[cfg_attr(aula_lazy, leptos::lazy)]
 pub async fn generate_view(id: String) -> AnyView {
     view! { <GeneratePage id=id/> }.into_any()
 }

@@ -34,62 +34,61 @@ struct Document {
     pages: u32,
 }
 
+/// The prompt box's state. The options (language, who the learner is, the classmates, a PDF)
+/// and the writing itself are loaded on first use in a split build: the box is the page's, the
+/// rest comes when the learner opens "More options" or asks for a course.
+#[derive(Clone, Copy)]
+struct PromptForm {
+    topic: RwSignal<String>,
+    learner: RwSignal<String>,
+    review: RwSignal<bool>,
+    language: RwSignal<String>,
+    /// The cast shown under "More options"; `None` until they are opened (then the default cast
+    /// for the course language is written).
+    cast: RwSignal<Option<Vec<aula_course::AgentProfile>>>,
+    included: RwSignal<Vec<bool>>,
+    document: RwSignal<Option<Document>>,
+    pdf_note: RwSignal<String>,
+}
+
 #[component]
 fn PromptBox() -> impl IntoView {
     let i18n = use_i18n();
-    let topic = RwSignal::new(String::new());
-    let learner = RwSignal::new(String::new());
-    let review = RwSignal::new(true);
-    let language = RwSignal::new(
-        if untrack(|| i18n.get_locale()) == Locale::zh {
-            "zh-CN"
-        } else {
-            "en"
-        }
-        .to_string(),
-    );
-    // The English cast with the course language's names; the worker gives it that language's
-    // personas when it writes the course (`speak_course_language`), so the page links no other
-    // language's personas.
-    let cast = RwSignal::new({
-        let mut cast = aula_course::default_agents();
-        aula_course::rename_cast(&mut cast, "en", &language.get_untracked());
-        cast
-    });
-    let included = RwSignal::new(vec![true; cast.with_untracked(Vec::len)]);
-    let document = RwSignal::new(None::<Document>);
-    let pdf_note = RwSignal::new(String::new());
+    let form = PromptForm {
+        topic: RwSignal::new(String::new()),
+        learner: RwSignal::new(String::new()),
+        review: RwSignal::new(true),
+        language: RwSignal::new(
+            if untrack(|| i18n.get_locale()) == Locale::zh {
+                "zh-CN"
+            } else {
+                "en"
+            }
+            .to_string(),
+        ),
+        cast: RwSignal::new(None),
+        included: RwSignal::new(Vec::new()),
+        document: RwSignal::new(None),
+        pdf_note: RwSignal::new(String::new()),
+    };
+    let PromptForm { topic, review, .. } = form;
     let error = RwSignal::new(String::new());
     let busy = RwSignal::new(false);
+    let opened = RwSignal::new(false);
     let location = crate::router::use_location();
 
     let submit = move || {
         if busy.get_untracked() {
             return;
         }
-        let text = topic.get_untracked().trim().to_string();
-        if text.is_empty() {
+        if topic.with_untracked(|t| t.trim().is_empty()) {
             error.set(t_string!(i18n, prompt_empty).to_string());
             return;
         }
-        let agents: Vec<_> = cast
-            .get_untracked()
-            .into_iter()
-            .zip(included.get_untracked())
-            .filter(|(agent, keep)| *keep || agent.role == aula_course::AgentRole::Teacher)
-            .map(|(agent, _)| agent)
-            .collect();
-        let request = aula_generation::outline::CourseRequest {
-            topic: text,
-            language: language.get_untracked(),
-            document: document.get_untracked().map(|d| d.text),
-            learner: learner.get_untracked().trim().to_string(),
-            agents,
-        };
         busy.set(true);
         error.set(String::new());
         leptos::task::spawn_local(async move {
-            match crate::generate::start_new(request, review.get_untracked()).await {
+            match write_course(form).await {
                 Ok(id) => crate::router::go(location, &format!("/generate/{id}")),
                 Err(why) => error.set(why),
             }
@@ -102,6 +101,102 @@ fn PromptBox() -> impl IntoView {
             submit();
         }
     };
+    view! {
+        <section class="hero">
+            <h1>{t!(i18n, home_title)}</h1>
+            <p class="lead">{t!(i18n, home_subtitle)}</p>
+            <form class="prompt-box" on:submit=move |ev| { ev.prevent_default(); submit(); }>
+                <label class="visually-hidden" for="topic">{t!(i18n, prompt_label)}</label>
+                <textarea
+                    id="topic"
+                    rows="3"
+                    data-testid="prompt-input"
+                    placeholder=move || t_string!(i18n, prompt_placeholder)
+                    bind:value=topic
+                    on:keydown=on_key
+                ></textarea>
+                <details class="prompt-options" on:toggle=move |_| opened.set(true)>
+                    <summary>{t!(i18n, prompt_more)}</summary>
+                    {move || opened.get().then(|| crate::shell::on_first_use(prompt_options(form), Some(Key::part_loading)))}
+                </details>
+                <div class="prompt-actions">
+                    <label class="check">
+                        <input type="checkbox" data-testid="prompt-review" bind:checked=review/>
+                        {t!(i18n, prompt_review)}
+                    </label>
+                    <button class="primary" type="submit" data-testid="prompt-submit" prop:disabled=busy>
+                        {dyn_text(move || if busy.get() { t_string!(i18n, prompt_working) } else { t_string!(i18n, prompt_submit) }.to_string())}
+                    </button>
+                </div>
+                <p class="hint" id="prompt-hint">{t!(i18n, prompt_needs_provider)}</p>
+                <p class="error" role="alert" data-testid="prompt-error" prop:hidden=dyn_flag(move || error.with(String::is_empty))>
+                    {error} " " <a href="/settings">{t!(i18n, gen_open_settings)}</a>
+                </p>
+            </form>
+        </section>
+    }
+}
+
+/// The default cast for `language`: the English cast with that language's names; the worker
+/// gives it that language's personas when it writes the course (`speak_course_language`), so
+/// the page links no other language's personas.
+fn default_cast(language: &str) -> Vec<aula_course::AgentProfile> {
+    let mut cast = aula_course::default_agents();
+    aula_course::rename_cast(&mut cast, "en", language);
+    cast
+}
+
+/// The course the form asks for, stored and started (`generate::start_new`).
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn write_course(form: PromptForm) -> Result<String, String> {
+    let language = form.language.get_untracked();
+    let cast = form
+        .cast
+        .get_untracked()
+        .unwrap_or_else(|| default_cast(&language));
+    let included = form.included.get_untracked();
+    let agents: Vec<_> = cast
+        .into_iter()
+        .enumerate()
+        .filter(|(i, agent)| {
+            included.get(*i).copied().unwrap_or(true)
+                || agent.role == aula_course::AgentRole::Teacher
+        })
+        .map(|(_, agent)| agent)
+        .collect();
+    let request = aula_generation::outline::CourseRequest {
+        topic: form.topic.get_untracked().trim().to_string(),
+        language,
+        document: form.document.get_untracked().map(|d| d.text),
+        learner: form.learner.get_untracked().trim().to_string(),
+        agents,
+    };
+    crate::generate::start_new(request, form.review.get_untracked()).await
+}
+
+/// "More options": the course language, who the learner is, the classmates, a PDF.
+#[cfg_attr(aula_lazy, leptos::lazy)]
+async fn prompt_options(form: PromptForm) -> AnyView {
+    view! { <PromptOptions form=form/> }.into_any()
+}
+
+#[component]
+fn PromptOptions(form: PromptForm) -> impl IntoView {
+    let i18n = use_i18n();
+    let PromptForm {
+        learner,
+        language,
+        cast,
+        included,
+        document,
+        pdf_note,
+        ..
+    } = form;
+    if cast.with_untracked(Option::is_none) {
+        let fresh = default_cast(&language.get_untracked());
+        included.set(vec![true; fresh.len()]);
+        cast.set(Some(fresh));
+    }
     let on_pdf = move |ev: leptos::ev::Event| {
         use wasm_bindgen::JsCast;
         let Some(input) = ev
@@ -141,73 +236,62 @@ fn PromptBox() -> impl IntoView {
             }
         });
     };
+    let classmates = cast.with_untracked(|c| {
+        c.iter()
+            .flatten()
+            .enumerate()
+            .filter(|(_, a)| a.role != aula_course::AgentRole::Teacher)
+            .map(|(i, _)| i)
+            .collect::<Vec<_>>()
+    });
+    let name_of = move |i: usize| {
+        cast.with(|c| {
+            c.as_ref()
+                .and_then(|c| c.get(i))
+                .map(|a| a.name.clone())
+                .unwrap_or_default()
+        })
+    };
     view! {
-        <section class="hero">
-            <h1>{t!(i18n, home_title)}</h1>
-            <p class="lead">{t!(i18n, home_subtitle)}</p>
-            <form class="prompt-box" on:submit=move |ev| { ev.prevent_default(); submit(); }>
-                <label class="visually-hidden" for="topic">{t!(i18n, prompt_label)}</label>
-                <textarea
-                    id="topic"
-                    rows="3"
-                    data-testid="prompt-input"
-                    placeholder=move || t_string!(i18n, prompt_placeholder)
-                    bind:value=topic
-                    on:keydown=on_key
-                ></textarea>
-                <details class="prompt-options">
-                    <summary>{t!(i18n, prompt_more)}</summary>
-                    <label class="field">
-                        <span>{t!(i18n, prompt_language)}</span>
-                        <select data-testid="prompt-language" on:change=move |ev| {
-                            let tag = event_target_value(&ev);
-                            cast.update(|c| aula_course::rename_cast(c, &language.get_untracked(), &tag));
-                            language.set(tag);
-                        }>
-                            {COURSE_LANGUAGES.iter().map(|(tag, name)| view! {
-                                <option value=*tag selected=move || language.get() == *tag>{*name}</option>
-                            }).collect_view()}
-                        </select>
-                    </label>
-                    <label class="field">
-                        <span>{t!(i18n, prompt_learner)}</span>
-                        <input data-testid="prompt-learner" bind:value=learner placeholder=move || t_string!(i18n, prompt_learner_placeholder)/>
-                    </label>
-                    <fieldset class="field">
-                        <legend>{t!(i18n, prompt_classmates)}</legend>
-                        {cast.get_untracked().into_iter().enumerate().filter(|(_, a)| a.role != aula_course::AgentRole::Teacher).map(|(i, _)| {
-                            // The name follows the course language (`rename_cast`) until the learner edits it.
-                            let name = dyn_text(move || cast.with(|c| c[i].name.clone()));
-                            view! {
-                            <label class="classmate">
-                                <input type="checkbox" data-testid="prompt-classmate" prop:checked=move || included.with(|v| v[i])
-                                    on:change=move |ev| { let on = event_target_checked(&ev); included.update(|v| v[i] = on) }/>
-                                <input class="classmate-name" data-testid="prompt-classmate-name" prop:value=name aria-label=name
-                                    on:input=move |ev| { let name = event_target_value(&ev); cast.update(|c| c[i].name = name) }/>
-                            </label>
-                        }}).collect_view()}
-                    </fieldset>
-                    <label class="field">
-                        <span>{t!(i18n, prompt_pdf)}</span>
-                        <input type="file" accept="application/pdf,.pdf" data-testid="prompt-pdf" on:change=on_pdf/>
-                        <span class="hint" data-testid="prompt-pdf-note" aria-live="polite">{pdf_note}</span>
-                    </label>
-                </details>
-                <div class="prompt-actions">
-                    <label class="check">
-                        <input type="checkbox" data-testid="prompt-review" bind:checked=review/>
-                        {t!(i18n, prompt_review)}
-                    </label>
-                    <button class="primary" type="submit" data-testid="prompt-submit" prop:disabled=busy>
-                        {dyn_text(move || if busy.get() { t_string!(i18n, prompt_working) } else { t_string!(i18n, prompt_submit) }.to_string())}
-                    </button>
-                </div>
-                <p class="hint" id="prompt-hint">{t!(i18n, prompt_needs_provider)}</p>
-                <p class="error" role="alert" data-testid="prompt-error" prop:hidden=dyn_flag(move || error.with(String::is_empty))>
-                    {error} " " <a href="/settings">{t!(i18n, gen_open_settings)}</a>
-                </p>
-            </form>
-        </section>
+        <label class="field">
+            <span>{t!(i18n, prompt_language)}</span>
+            <select data-testid="prompt-language" on:change=move |ev| {
+                let tag = event_target_value(&ev);
+                cast.update(|c| {
+                    if let Some(c) = c {
+                        aula_course::rename_cast(c, &language.get_untracked(), &tag);
+                    }
+                });
+                language.set(tag);
+            }>
+                {COURSE_LANGUAGES.iter().map(|(tag, name)| view! {
+                    <option value=*tag selected=move || language.get() == *tag>{*name}</option>
+                }).collect_view()}
+            </select>
+        </label>
+        <label class="field">
+            <span>{t!(i18n, prompt_learner)}</span>
+            <input data-testid="prompt-learner" bind:value=learner placeholder=move || t_string!(i18n, prompt_learner_placeholder)/>
+        </label>
+        <fieldset class="field">
+            <legend>{t!(i18n, prompt_classmates)}</legend>
+            {classmates.into_iter().map(|i| {
+                // The name follows the course language (`rename_cast`) until the learner edits it.
+                let name = dyn_text(move || name_of(i));
+                view! {
+                <label class="classmate">
+                    <input type="checkbox" data-testid="prompt-classmate" prop:checked=move || included.with(|v| v.get(i).copied().unwrap_or(true))
+                        on:change=move |ev| { let on = event_target_checked(&ev); included.update(|v| if let Some(v) = v.get_mut(i) { *v = on }) }/>
+                    <input class="classmate-name" data-testid="prompt-classmate-name" prop:value=name aria-label=name
+                        on:input=move |ev| { let name = event_target_value(&ev); cast.update(|c| if let Some(a) = c.as_mut().and_then(|c| c.get_mut(i)) { a.name = name }) }/>
+                </label>
+            }}).collect_view()}
+        </fieldset>
+        <label class="field">
+            <span>{t!(i18n, prompt_pdf)}</span>
+            <input type="file" accept="application/pdf,.pdf" data-testid="prompt-pdf" on:change=on_pdf/>
+            <span class="hint" data-testid="prompt-pdf-note" aria-live="polite">{pdf_note}</span>
+        </label>
     }
 }
 

@@ -84,7 +84,7 @@ fn StorageUse() -> impl IntoView {
 }
 
 /// The settings page, loaded on first use in a split build (see `shell::on_first_use`).
-#[cfg_attr(aula_split, leptos::lazy)]
+#[cfg_attr(aula_lazy, leptos::lazy)]
 pub async fn settings_view() -> AnyView {
     view! { <SettingsPage/> }.into_any()
 }
