@@ -109,16 +109,12 @@ async fn fetch_bytes(url: &str) -> Result<Vec<u8>, String> {
 /// split build, with the workers' client.
 #[cfg_attr(aula_lazy, leptos::lazy)]
 async fn open_bundle(bytes: Vec<u8>) -> Result<String, String> {
-    let (tx, rx) = futures_channel::oneshot::channel();
     let job = aula_export::wire::FileJob::Import {
         existing: Vec::new(),
     };
-    crate::workers::file_job(&job, Some(&bytes), move |report, _| {
-        let _ = tx.send(report);
-    });
-    let report = rx
+    let (report, _) = crate::workers::file_job(&job, Some(&bytes))
         .await
-        .map_err(|_| "The course could not be opened.".to_string())?;
+        .ok_or("The course could not be opened.")?;
     match (report.error, report.course) {
         (Some(error), _) => Err(error),
         (None, Some(course)) => Ok(course),

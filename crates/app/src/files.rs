@@ -3,7 +3,7 @@
 //! saves what it imported in one write, and hands exports to the browser as downloads.
 //!
 //! Each export or import is one job for the files worker (`crates/files`), started on first use
-//! by the same client as the AI worker (`crate::workers::file_job`): the job as JSON with the file's
+//! by the same client as the AI worker (`crate::workers::file_job`, awaited): the job as JSON with the file's
 //! bytes, one report back with the export's bytes. An import is checked whole in the worker, so
 //! the page stores a course only when all of it is good, and the library never holds half a
 //! course.
@@ -171,13 +171,9 @@ async fn export_course(
         exported_at: unix_ms(),
         app_version: APP_VERSION.into(),
     };
-    let (tx, rx) = futures_channel::oneshot::channel();
-    crate::workers::file_job(&job, None, move |report, bytes| {
-        let _ = tx.send((report, bytes));
-    });
-    let (report, bytes) = rx
+    let (report, bytes) = crate::workers::file_job(&job, None)
         .await
-        .map_err(|_| "The export stopped before it finished.".to_string())?;
+        .ok_or("The export stopped before it finished.")?;
     match (report.error.clone(), bytes) {
         (Some(error), _) => Err(error),
         (None, Some(bytes)) => download(&bytes, &report.file_name, &report.mime).map(|()| {
@@ -209,17 +205,9 @@ async fn import(file: web_sys::File, i18n: I18n) -> Result<String, String> {
         .keys(Collection::Courses)
         .await
         .map_err(|e| e.to_string())?;
-    let (tx, rx) = futures_channel::oneshot::channel();
-    crate::workers::file_job(
-        &FileJob::Import { existing },
-        Some(&bytes),
-        move |report, _| {
-            let _ = tx.send(report);
-        },
-    );
-    let report = rx
+    let (report, _) = crate::workers::file_job(&FileJob::Import { existing }, Some(&bytes))
         .await
-        .map_err(|_| "The import stopped before it finished.".to_string())?;
+        .ok_or("The import stopped before it finished.")?;
     if let Some(error) = report.error.clone() {
         return Err(error);
     }

@@ -123,7 +123,6 @@ pub fn unusable_reason(why: Unusable) -> String {
 }
 
 /// Saves a new generation and starts writing its outline. Returns the new course's id.
-/// Stores a new course's request and starts writing it.
 pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, String> {
     let endpoint = generation_endpoint().await?;
     let now = js_sys::Date::now() as u64;
@@ -140,23 +139,13 @@ pub async fn start_new(request: CourseRequest, review: bool) -> Result<String, S
 /// Reads a course's generation into its live view, and carries on with it if it was cut off
 /// (a reload, a closed tab) while writing. Does nothing while it is running in this page.
 pub async fn open(course_id: &str) -> Result<(), String> {
-    if let Some(file) = show(course_id).await? {
-        let endpoint = generation_endpoint().await?;
-        launch(file, endpoint, Vec::new());
-    }
-    Ok(())
-}
-
-/// Reads a course's generation into its live view, unless it is running in this page; the
-/// file when it was cut off while writing, for [`open`] to carry on.
-pub async fn show(course_id: &str) -> Result<Option<GenerationFile>, String> {
     let view = view_of(course_id);
     if view.with_untracked(|v| v.job.is_some()) {
-        return Ok(None);
+        return Ok(());
     }
     let Some(file) = load_file(course_id).await? else {
         view.update(|v| v.loaded = true);
-        return Ok(None);
+        return Ok(());
     };
     let carry_on = matches!(file.status, Status::Outlining | Status::Writing);
     view.update(|v| {
@@ -166,15 +155,10 @@ pub async fn show(course_id: &str) -> Result<Option<GenerationFile>, String> {
             ..GenView::of_file(file.clone())
         };
     });
-    Ok((carry_on && view.with_untracked(|v| v.job.is_none())).then_some(file))
-}
-
-/// Carries on with a generation [`show`] found cut off. Loaded on first use in a split build:
-/// the classroom's banner calls it.
-#[cfg_attr(aula_lazy, leptos::lazy)]
-pub async fn resume(file: GenerationFile) -> Result<(), String> {
-    let endpoint = generation_endpoint().await?;
-    launch(file, endpoint, Vec::new());
+    if carry_on && view.with_untracked(|v| v.job.is_none()) {
+        let endpoint = generation_endpoint().await?;
+        launch(file, endpoint, Vec::new());
+    }
     Ok(())
 }
 

@@ -231,19 +231,20 @@ fn file_reply(data: &JsValue) -> Option<Reply> {
     Some(Reply::File(id, report, bytes))
 }
 
-/// Exports a course to a file or opens a file to import, in the worker. `on_done` gets the one
-/// report (with the export's bytes), also when the worker fails.
-pub fn file_job(
+/// Exports a course to a file or opens a file to import, in the worker: the one report (with
+/// the export's bytes), also when the worker fails; `None` when the job ended without one (the
+/// worker went away).
+pub async fn file_job(
     job: &FileJob,
     bytes: Option<&[u8]>,
-    on_done: impl FnOnce(FileReport, Option<Vec<u8>>) + 'static,
-) {
+) -> Option<(FileReport, Option<Vec<u8>>)> {
     let Ok(text) = serde_json::to_string(job) else {
-        return on_done(
+        return Some((
             FileReport::failed("The request could not be written."),
             None,
-        );
+        ));
     };
+    let (done, report) = futures_channel::oneshot::channel();
     let message = js_sys::Object::new();
     let set = |k: &str, v: &JsValue| {
         let _ = js_sys::Reflect::set(&message, &JsValue::from_str(k), v);
@@ -253,7 +254,7 @@ pub fn file_job(
     if let Some(bytes) = bytes {
         set("bytes", &js_sys::Uint8Array::from(bytes));
     }
-    let mut on_done = Some(on_done);
+    let mut done = Some(done);
     send_value(
         Kind::Files,
         move |id| {
@@ -270,11 +271,12 @@ pub fn file_job(
                 Reply::Job(Report::Failed { message, .. }) => (FileReport::failed(message), None),
                 _ => return,
             };
-            if let Some(done) = on_done.take() {
-                done(report, bytes);
+            if let Some(done) = done.take() {
+                let _ = done.send((report, bytes));
             }
         },
     );
+    report.await.ok()
 }
 
 /// A handler for a providers' job: it gets that job's reports (a round's never reach it).

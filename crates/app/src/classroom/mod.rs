@@ -165,11 +165,7 @@ fn GenerationBanner(session: Lecture, shown: usize, reload: RwSignal<u32>) -> im
     {
         let id = id.clone();
         leptos::task::spawn_local(async move {
-            let resumed = match crate::generate::show(&id).await {
-                Ok(Some(cut_off)) => crate::generate::resume(cut_off).await,
-                other => other.map(|_| ()),
-            };
-            if let Err(error) = resumed {
+            if let Err(error) = crate::generate::open(&id).await {
                 leptos::logging::warn!(
                     "classroom: the course's generation did not resume: {error}"
                 );
