@@ -108,18 +108,38 @@ enum CourseFile {
     Sample { text: String, title: String },
 }
 
-/// The learner's saved copy first, then a bundled sample; `Ok(None)` when neither has it.
+/// The learner's saved copy first, then a bundled sample; `Ok(None)` when neither has it. A
+/// sample's file is fetched while the store is read (on a first visit, opening the store is a
+/// round trip of its own); a saved copy still wins.
 async fn course_file(id: &str) -> Result<Option<CourseFile>, String> {
-    if let Ok(store) = open_store().await {
+    let saved = async {
+        let store = open_store().await.ok()?;
         match store.get(Collection::Courses, id).await {
-            Ok(Some(text)) => return Ok(Some(CourseFile::Saved(text))),
-            Ok(None) => {}
-            Err(error) => leptos::logging::warn!("library: could not read course {id:?}: {error}"),
+            Ok(text) => text,
+            Err(error) => {
+                leptos::logging::warn!("library: could not read course {id:?}: {error}");
+                None
+            }
         }
+    };
+    let sample = samples::sample_entry(id);
+    let fetched = async {
+        match &sample {
+            Some(entry) => Some(samples::sample_text(entry).await),
+            None => None,
+        }
+    };
+    let (saved, fetched) = futures_util::future::join(saved, fetched).await;
+    if let Some(text) = saved {
+        return Ok(Some(CourseFile::Saved(text)));
     }
-    Ok(samples::sample_text(id)
-        .await?
-        .map(|(text, title)| CourseFile::Sample { text, title }))
+    match (sample, fetched) {
+        (Some(entry), Some(text)) => Ok(Some(CourseFile::Sample {
+            text: text?,
+            title: entry.title,
+        })),
+        _ => Ok(None),
+    }
 }
 
 /// The course file's text, as stored (for the AI worker, which reads the course itself).

@@ -1,12 +1,14 @@
 //! The sample courses bundled with the app under `/courses/`, and fetching a text file.
+//! Their list is built into the page, so listing them or opening one costs no round trip for
+//! the list; a course's file is fetched when it is opened.
 
 use serde::Deserialize;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 
-const SAMPLE_INDEX: &str = "/courses/index.json";
+const SAMPLE_INDEX: &str = include_str!("../../../public/courses/index.json");
 
-/// One line of `/courses/index.json`: enough to list a sample without loading it.
+/// One line of `public/courses/index.json`: enough to list a sample without loading it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SampleEntry {
     pub id: String,
@@ -44,16 +46,17 @@ pub async fn fetch_text(url: &str) -> Result<String, String> {
         .ok_or_else(|| format!("{url} has no readable body."))
 }
 
-pub async fn sample_index() -> Result<Vec<SampleEntry>, String> {
-    let text = fetch_text(SAMPLE_INDEX).await?;
-    serde_json::from_str(&text).map_err(|e| format!("The list of sample courses is damaged: {e}"))
+pub fn sample_index() -> Result<Vec<SampleEntry>, String> {
+    serde_json::from_str(SAMPLE_INDEX)
+        .map_err(|e| format!("The list of sample courses is damaged: {e}"))
 }
 
-/// The bundled course file with this id, as text, and its title; `Ok(None)` when no sample has it.
-pub async fn sample_text(id: &str) -> Result<Option<(String, String)>, String> {
-    let Some(entry) = sample_index().await?.into_iter().find(|e| e.id == id) else {
-        return Ok(None);
-    };
-    let text = fetch_text(&format!("/courses/{}", entry.file)).await?;
-    Ok(Some((text, entry.title)))
+/// The bundled sample with this id, if there is one.
+pub fn sample_entry(id: &str) -> Option<SampleEntry> {
+    sample_index().ok()?.into_iter().find(|e| e.id == id)
+}
+
+/// The sample's course file, as text.
+pub async fn sample_text(entry: &SampleEntry) -> Result<String, String> {
+    fetch_text(&format!("/courses/{}", entry.file)).await
 }

@@ -53,6 +53,16 @@ fn Pages() -> impl IntoView {
     }
 }
 
+/// Runs `then` once the frame being prepared has been drawn and the next one has begun: work
+/// that must never hold back what is on the screen (fetching a chunk, instantiating it and
+/// drawing again once it is there) waits here. A frame's callbacks run before it is drawn, so
+/// one frame is not enough: the second's callback runs after the first was drawn.
+pub fn after_first_paint(then: impl FnOnce() + 'static) {
+    request_animation_frame(move || {
+        request_animation_frame(move || set_timeout(then, std::time::Duration::ZERO))
+    });
+}
+
 /// A screen (or a part of one) whose code, in a split build, is a wasm chunk fetched the first
 /// time it is shown (`xtask/src/split.rs`): a status line (`loading`) says so until it is there.
 /// In other builds the view is ready at once and the line never shows.

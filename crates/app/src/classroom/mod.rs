@@ -92,9 +92,7 @@ pub fn Classroom(
     // A course written here shows how far its writing got (also a chunk of its own).
     let generated = RwSignal::new(false);
     if host.is_none() {
-        request_animation_frame(move || {
-            set_timeout(move || painted.set(true), std::time::Duration::ZERO)
-        });
+        crate::shell::after_first_paint(move || painted.set(true));
         let id = session.course_id.get_value();
         leptos::task::spawn_local(async move {
             if crate::library::has_generation(&id).await {

@@ -26,20 +26,23 @@ thread_local! {
     static ASKED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The typesetter if it is there; otherwise asks for it (once) and subscribes the running
-/// reactive computation to its arrival.
+/// The typesetter if it is there; otherwise asks for it (once, after the stand-in has been
+/// drawn, so that loading and drawing again never hold back the slide) and subscribes the
+/// running reactive computation to its arrival.
 fn typesetter() -> Option<Typesetter> {
     if let Some(loaded) = LOADED.with(|l| l.get().copied()) {
         return Some(loaded);
     }
     ARRIVED.with(ArcTrigger::track);
     if !ASKED.with(|a| a.replace(true)) {
-        leptos::task::spawn_local(async {
-            let loaded = typesetter_code().await;
-            LOADED.with(|l| {
-                let _ = l.set(loaded);
-            });
-            ARRIVED.with(ArcTrigger::notify);
+        crate::shell::after_first_paint(|| {
+            leptos::task::spawn_local(async {
+                let loaded = typesetter_code().await;
+                LOADED.with(|l| {
+                    let _ = l.set(loaded);
+                });
+                ARRIVED.with(ArcTrigger::notify);
+            })
         });
     }
     None

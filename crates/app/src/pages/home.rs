@@ -437,19 +437,14 @@ fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
 #[component]
 fn Samples() -> impl IntoView {
     let i18n = use_i18n();
-    let samples = LocalResource::new(sample_index);
     view! {
         <section class="library" aria-labelledby="samples-title">
             <h2 id="samples-title">{t!(i18n, samples_title)}</h2>
             <p class="muted">{t!(i18n, samples_body)}</p>
-            <Suspense fallback=|| ()>
-                {move || Suspend::new(async move {
-                    match samples.await {
-                        Ok(list) => view! { <SampleList samples=list/> }.into_any(),
-                        Err(error) => view! { <p class="error" role="alert">{error}</p> }.into_any(),
-                    }
-                })}
-            </Suspense>
+            {match sample_index() {
+                Ok(list) => view! { <SampleList samples=list/> }.into_any(),
+                Err(error) => view! { <p class="error" role="alert">{error}</p> }.into_any(),
+            }}
         </section>
     }
 }
