@@ -16,16 +16,98 @@ pub struct CourseSummary {
     #[serde(default)]
     pub description: String,
     #[serde(default)]
-    scenes: Vec<serde::de::IgnoredAny>,
+    pub language: String,
+    #[serde(default)]
+    scenes: Vec<SceneGlance>,
     /// A course still being planned, with no scene written yet: it opens on its progress page.
     #[serde(skip)]
     pub writing: bool,
+    /// How it came to be.
+    #[serde(skip)]
+    pub made: Made,
+    /// When the learner last opened it (ms since the epoch).
+    #[serde(skip)]
+    pub opened_ms: Option<u64>,
+    /// What it takes in the store, with everything it owns (its sessions, its job record).
+    #[serde(skip)]
+    pub bytes: usize,
+    /// The scene (by index) where its lecture stopped, if the learner began it.
+    #[serde(skip)]
+    pub stopped_at: Option<usize>,
 }
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+struct SceneGlance {
+    #[serde(default)]
+    id: String,
+}
+
+/// How a course in the library came to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Made {
+    /// Written here (it has a generation record).
+    Here,
+    /// Imported from a file (or saved by an older Aula, which kept no record of it).
+    #[default]
+    Imported,
+    /// A copy of another course.
+    Copy,
+}
+
+/// What `made:<course id>` holds for a copy.
+pub const MADE_COPY: &str = "copy";
 
 impl CourseSummary {
     pub fn scene_count(&self) -> usize {
         self.scenes.len()
     }
+}
+
+/// The course's other records, read into its summary: its size, when it was last opened, where
+/// its lecture stopped, and how it came to be.
+fn glance_records(
+    summary: &mut CourseSummary,
+    records: &[aula_director::session::StoredRecord],
+    has_job: bool,
+) {
+    use aula_director::session::{made_key, opened_key, resume_key};
+    #[derive(Deserialize)]
+    struct PositionGlance {
+        scene_id: String,
+    }
+    let find = |key: String| {
+        records
+            .iter()
+            .find(|r| r.collection == Collection::Sessions && r.key == key)
+            .map(|r| r.text.as_str())
+    };
+    summary.bytes = records.iter().map(|r| r.key.len() + r.text.len()).sum();
+    summary.opened_ms = find(opened_key(&summary.id)).and_then(|t| serde_json::from_str(t).ok());
+    summary.stopped_at = find(resume_key(&summary.id))
+        .and_then(|t| serde_json::from_str::<PositionGlance>(t).ok())
+        .and_then(|p| summary.scenes.iter().position(|s| s.id == p.scene_id));
+    summary.made = match find(made_key(&summary.id)) {
+        Some(text) if serde_json::from_str::<String>(text).is_ok_and(|m| m == MADE_COPY) => {
+            Made::Copy
+        }
+        _ if has_job => Made::Here,
+        _ => Made::Imported,
+    };
+}
+
+/// Notes that the learner opened the course now (the library sorts by it).
+pub fn mark_opened(course_id: &str) {
+    let key = aula_director::session::opened_key(course_id);
+    let now = js_sys::Date::now() as u64;
+    leptos::task::spawn_local(async move {
+        let saved = match open_store().await {
+            Ok(store) => aula_storage::put_json(&store, Collection::Sessions, &key, &now).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = saved {
+            leptos::logging::warn!("library: could not note when a course was opened: {error}");
+        }
+    });
 }
 
 pub use crate::store::open_store;
@@ -64,13 +146,22 @@ pub async fn has_generation(id: &str) -> bool {
 
 pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
     let store = open_store().await?;
+    let jobs = store.keys(Collection::Jobs).await?;
     let mut courses = Vec::new();
     for key in store.keys(Collection::Courses).await? {
-        let Some(text) = store.get(Collection::Courses, &key).await? else {
+        let records = aula_director::session::course_records(&store, &key).await?;
+        let Some(course) = records
+            .last()
+            .filter(|r| r.collection == Collection::Courses)
+        else {
             continue;
         };
-        match serde_json::from_str::<CourseSummary>(&text) {
-            Ok(summary) => courses.push(summary),
+        match serde_json::from_str::<CourseSummary>(&course.text) {
+            Ok(mut summary) => {
+                summary.id = key.clone();
+                glance_records(&mut summary, &records, jobs.contains(&key));
+                courses.push(summary);
+            }
             Err(error) => {
                 leptos::logging::warn!("library: skipped unreadable course {key:?}: {error}")
             }
@@ -95,8 +186,13 @@ pub async fn load_library() -> Result<Vec<CourseSummary>, StoreError> {
             id: file.course_id,
             title,
             description: String::new(),
-            scenes: vec![serde::de::IgnoredAny; scenes],
+            language: String::new(),
+            scenes: vec![SceneGlance { id: String::new() }; scenes],
             writing: true,
+            made: Made::Here,
+            opened_ms: None,
+            bytes: 0,
+            stopped_at: None,
         });
     }
     Ok(courses)

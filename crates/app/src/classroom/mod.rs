@@ -92,6 +92,7 @@ pub fn Classroom(
     // A course written here shows how far its writing got (also a chunk of its own).
     let generated = RwSignal::new(false);
     if host.is_none() {
+        crate::library::mark_opened(&session.course_id.get_value());
         crate::shell::after_first_paint(move || painted.set(true));
         let id = session.course_id.get_value();
         leptos::task::spawn_local(async move {

@@ -2,16 +2,14 @@
 
 use leptos::prelude::*;
 
-use crate::files::ImportButton;
 use crate::i18n::*;
-use crate::library::{load_library, CourseSummary};
 use crate::samples::{sample_index, SampleEntry};
 
 #[component]
 pub fn HomePage() -> impl IntoView {
     view! {
         <PromptBox/>
-        <Library/>
+        <super::library::Library/>
         <Samples/>
     }
 }
@@ -339,49 +337,7 @@ async fn read_pdf(file: &web_sys::File) -> Result<(Document, bool), String> {
     Ok((doc, cut))
 }
 
-#[component]
-fn Library() -> impl IntoView {
-    let i18n = use_i18n();
-    let courses = LocalResource::new(load_library);
-    view! {
-        <section class="library" aria-labelledby="library-title">
-            <div class="library-head">
-                <h2 id="library-title">{t!(i18n, library_title)}</h2>
-                <ImportButton on_imported=move || courses.refetch()/>
-            </div>
-            <Suspense fallback=move || view! { <p class="muted">{t!(i18n, library_loading)}</p> }>
-                {move || Suspend::new(async move {
-                    match courses.await {
-                        Ok(list) if list.is_empty() => view! { <EmptyLibrary/> }.into_any(),
-                        Ok(list) => view! { <CourseList courses=list/> }.into_any(),
-                        Err(error) => view! {
-                            <p class="error" role="alert">
-                                {t!(i18n, library_unavailable)} " " {error.to_string()}
-                            </p>
-                        }
-                        .into_any(),
-                    }
-                })}
-            </Suspense>
-        </section>
-    }
-}
-
-#[component]
-fn EmptyLibrary() -> impl IntoView {
-    let i18n = use_i18n();
-    view! {
-        <div class="empty-state" data-testid="library-empty">
-            <div class="empty-illustration" aria-hidden="true">
-                <span></span><span></span><span></span>
-            </div>
-            <h3>{t!(i18n, library_empty_title)}</h3>
-            <p>{t!(i18n, library_empty_body)}</p>
-        </div>
-    }
-}
-
-/// One course in a grid: the library's and the samples' cards are the same view.
+/// A sample in the grid.
 #[component]
 fn CourseCard(
     href: String,
@@ -400,36 +356,6 @@ fn CourseCard(
                 <p class="meta">{t!(i18n, scene_count, count = move || scenes)}</p>
             </a>
         </li>
-    }
-}
-
-#[component]
-fn CourseList(courses: Vec<CourseSummary>) -> impl IntoView {
-    let i18n = use_i18n();
-    // Saved courses live in IndexedDB; with the page's own files cached they play offline.
-    let offline = crate::library::works_offline();
-    view! {
-        <ul class="course-grid" data-testid="library-list">
-            {courses
-                .into_iter()
-                .map(|course| {
-                    let title = if course.title.trim().is_empty() {
-                        t_string!(i18n, course_untitled).to_string()
-                    } else {
-                        course.title.clone()
-                    };
-                    let (page, badge) = if course.writing {
-                        ("generate", Some(t_string!(i18n, library_writing).to_string()))
-                    } else {
-                        ("classroom", offline.then(|| t_string!(i18n, library_offline).to_string()))
-                    };
-                    view! {
-                        <CourseCard href=format!("/{page}/{}", course.id) title=title
-                            description=course.description.clone() scenes=course.scene_count() badge=badge/>
-                    }
-                })
-                .collect_view()}
-        </ul>
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod generate;
 mod home;
+mod library;
 mod not_found;
 mod providers;
 mod settings;

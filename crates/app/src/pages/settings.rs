@@ -79,6 +79,7 @@ fn StorageUse() -> impl IntoView {
         <div class="card">
             <h2>{t!(i18n, storage_title)}</h2>
             <p data-testid="storage-use">{text}</p>
+            <a class="button" href="/#free-space" data-testid="free-up-space">{t!(i18n, storage_free_up)}</a>
         </div>
     }
 }

@@ -18,9 +18,18 @@
 //! The app's classroom keeps two other records in the same collection: `talk:<course id>`, the
 //! id of the course's current conversation as a JSON string (so opening a classroom reads one
 //! pointer, not every session's header), and `resume:<course id>`, where the lecture stopped.
-//! Neither parses as a header, so [`sessions_of_course`] passes them by. Every key format of the
-//! collection is defined here: [`new_session_id`], [`event_key`], [`current_conversation_key`]
-//! and [`resume_key`].
+//! Two more are the library's: `opened:<course id>`, when the learner last opened the course (ms
+//! since the epoch), and `made:<course id>`, how it came to be where the rest does not say
+//! (`"copy"`). None parses as a header, so [`sessions_of_course`] passes them by. Every key
+//! format of the collection is defined here: [`new_session_id`], [`event_key`],
+//! [`current_conversation_key`], [`resume_key`], [`opened_key`] and [`made_key`].
+//!
+//! # What a course owns
+//!
+//! [`course_records`] lists every record of a course across the store: the course itself
+//! ([`Collection::Courses`]), its generation record ([`Collection::Jobs`], under the course's id),
+//! the three records above and every session of it with its events. [`delete_course`] removes
+//! them and hands them back, so that [`restore_records`] can undo it.
 //!
 //! A record that does not parse (damaged, or written by a newer Aula with an event kind this one
 //! does not know) is skipped and reported by [`SessionLog::read`], and never deleted.
@@ -106,6 +115,16 @@ pub fn current_conversation_key(course_id: &str) -> String {
 /// The record of where a course's lecture stopped.
 pub fn resume_key(course_id: &str) -> String {
     format!("resume:{course_id}")
+}
+
+/// The record of how a course came to be, where that is not plain from the rest (a copy).
+pub fn made_key(course_id: &str) -> String {
+    format!("made:{course_id}")
+}
+
+/// The record of when a course was last opened.
+pub fn opened_key(course_id: &str) -> String {
+    format!("opened:{course_id}")
 }
 
 /// The key of event `seq` of session `session_id`.
@@ -411,4 +430,85 @@ pub async fn delete_session<S: Store>(store: &S, session_id: &str) -> Result<(),
         store.delete(Collection::Sessions, key).await?;
     }
     store.delete(Collection::Sessions, session_id).await
+}
+
+/// One record as the store keeps it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRecord {
+    pub collection: Collection,
+    pub key: String,
+    pub text: String,
+}
+
+/// Every record the store keeps for a course (see the module's "What a course owns"): the
+/// course last, so that a list of them put back in order makes the course appear only once
+/// everything it owns is there again.
+pub async fn course_records<S: Store>(
+    store: &S,
+    course_id: &str,
+) -> Result<Vec<StoredRecord>, StoreError> {
+    let mut records = Vec::new();
+    let mut take = |collection: Collection, key: String, text: Option<String>| {
+        if let Some(text) = text {
+            records.push(StoredRecord {
+                collection,
+                key,
+                text,
+            });
+        }
+    };
+    let job = store.get(Collection::Jobs, course_id).await?;
+    take(Collection::Jobs, course_id.to_owned(), job);
+    for key in [
+        current_conversation_key(course_id),
+        resume_key(course_id),
+        opened_key(course_id),
+        made_key(course_id),
+    ] {
+        let text = store.get(Collection::Sessions, &key).await?;
+        take(Collection::Sessions, key, text);
+    }
+    for header in sessions_of_course(store, course_id).await? {
+        let keys = event_keys(store, &header.id).await?;
+        for key in keys
+            .events
+            .into_iter()
+            .map(|(_, key)| key)
+            .chain(keys.malformed)
+            .chain([header.id.clone()])
+        {
+            let text = store.get(Collection::Sessions, &key).await?;
+            take(Collection::Sessions, key, text);
+        }
+    }
+    let course = store.get(Collection::Courses, course_id).await?;
+    take(Collection::Courses, course_id.to_owned(), course);
+    Ok(records)
+}
+
+/// Deletes a course and everything it owns, and returns what it deleted (for an undo). The
+/// course goes first, so a failure part-way never leaves a listed course missing its sessions;
+/// what is left of it then is deleted with the next try.
+pub async fn delete_course<S: Store>(
+    store: &S,
+    course_id: &str,
+) -> Result<Vec<StoredRecord>, StoreError> {
+    let records = course_records(store, course_id).await?;
+    for record in records.iter().rev() {
+        store.delete(record.collection, &record.key).await?;
+    }
+    Ok(records)
+}
+
+/// Puts records back as they were, in order (an undo of [`delete_course`]).
+pub async fn restore_records<S: Store>(
+    store: &S,
+    records: &[StoredRecord],
+) -> Result<(), StoreError> {
+    for record in records {
+        store
+            .put(record.collection, &record.key, record.text.clone())
+            .await?;
+    }
+    Ok(())
 }

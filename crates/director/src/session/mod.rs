@@ -33,8 +33,9 @@ mod tests;
 use serde::{Deserialize, Serialize};
 
 pub use log::{
-    current_conversation_key, delete_session, event_key, is_valid_session_id, new_session_id,
-    resume_key, sessions_of_course, SessionHeader, SessionLog, MAX_SEQ, SESSION_FORMAT,
+    course_records, current_conversation_key, delete_course, delete_session, event_key,
+    is_valid_session_id, made_key, new_session_id, opened_key, restore_records, resume_key,
+    sessions_of_course, SessionHeader, SessionLog, StoredRecord, MAX_SEQ, SESSION_FORMAT,
 };
 pub use view::{fold, Resume, SessionView, ViewMessage, ViewSpeaker};
 

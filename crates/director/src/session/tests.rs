@@ -96,6 +96,8 @@ fn the_collections_key_formats_are_defined_here_and_never_meet() {
         event_key(&id, 1),
         current_conversation_key("shared/course"),
         resume_key("shared/course"),
+        opened_key("shared/course"),
+        made_key("shared/course"),
     ];
     for (i, a) in keys.iter().enumerate() {
         for b in &keys[i + 1..] {
@@ -105,6 +107,7 @@ fn the_collections_key_formats_are_defined_here_and_never_meet() {
     assert!(event_key(&id, 1).starts_with(&events_prefix(&id)));
     assert_eq!(current_conversation_key("c1"), "talk:c1");
     assert_eq!(resume_key("c1"), "resume:c1");
+    assert_eq!(opened_key("c1"), "opened:c1");
 }
 
 async fn session_keys(store: &MemoryStore, prefix: &str) -> Vec<String> {
@@ -1017,4 +1020,87 @@ fn incremental_apply_equals_fold_and_compaction_keeps_the_fold_on_random_logs() 
         open_at_end > 5,
         "only {open_at_end} logs end in an open turn"
     );
+}
+
+/// Everything of one course across the store, as (collection, key) pairs, sorted.
+async fn all_keys(store: &MemoryStore) -> Vec<(&'static str, String)> {
+    let mut keys = Vec::new();
+    for collection in Collection::ALL {
+        for key in store.keys(collection).await.unwrap() {
+            keys.push((collection.name(), key));
+        }
+    }
+    keys.sort();
+    keys
+}
+
+#[test]
+fn deleting_a_course_takes_everything_it_owns_and_leaves_the_rest_and_undo_puts_it_back() {
+    block_on(async {
+        let store = MemoryStore::new();
+        for course in ["c1", "c2"] {
+            store
+                .put(
+                    Collection::Courses,
+                    course,
+                    format!("{{\"id\":\"{course}\"}}"),
+                )
+                .await
+                .unwrap();
+            store
+                .put(Collection::Jobs, course, "{}".into())
+                .await
+                .unwrap();
+            for key in [
+                current_conversation_key(course),
+                resume_key(course),
+                opened_key(course),
+                made_key(course),
+            ] {
+                store
+                    .put(Collection::Sessions, &key, "1".into())
+                    .await
+                    .unwrap();
+            }
+            for started in [10, 20] {
+                let id = new_session_id(course, started);
+                let mut log = SessionLog::create(&store, header(&id, course, started))
+                    .await
+                    .unwrap();
+                log.append(started + 1, user("hi")).await.unwrap();
+                log.append(started + 2, user("again")).await.unwrap();
+            }
+        }
+        // A key under the session's prefix that is not an event is the session's too.
+        store
+            .put(Collection::Sessions, "c1~10/e/junk", "?".into())
+            .await
+            .unwrap();
+        store
+            .put(Collection::Settings, "provider", "{}".into())
+            .await
+            .unwrap();
+        let before = all_keys(&store).await;
+
+        let deleted = delete_course(&store, "c1").await.unwrap();
+        let after = all_keys(&store).await;
+        assert!(
+            after.iter().all(|(_, key)| !key.contains("c1")),
+            "left of c1: {after:?}"
+        );
+        assert_eq!(after.iter().filter(|(_, k)| k.contains("c2")).count(), 12);
+        assert!(after.contains(&("settings", "provider".to_owned())));
+        // 1 course, 1 job, 4 pointers, 2 sessions × (header + 2 events), 1 stray key.
+        assert_eq!(deleted.len(), 13, "{deleted:?}");
+        assert_eq!(deleted.last().unwrap().collection, Collection::Courses);
+
+        restore_records(&store, &deleted).await.unwrap();
+        assert_eq!(all_keys(&store).await, before);
+        let log = SessionLog::open(&store, "c1~20").await.unwrap().unwrap();
+        assert_eq!(log.read().await.unwrap().0.len(), 2);
+
+        // Deleting a course that is not there deletes nothing.
+        assert!(delete_course(&store, "nope").await.unwrap().is_empty());
+        assert_eq!(all_keys(&store).await, before);
+    });
 }
