@@ -379,6 +379,10 @@ test("a rejected key mid-round says so with the fix, and the turns already shown
   const texts = await bubbleTexts(page);
   assert.ok(texts.some((t) => t.includes(TEACHER_SAYS)), `the teacher's answer stays: ${texts}`);
   assert.equal(await page.getByTestId("stage").getAttribute("data-state"), "interrupted", "the lecture waits for the learner");
+  // It offers to go on; going on plays the lecture again and clears the message.
+  await page.getByTestId("ask-go-on").click();
+  await page.waitForFunction(() => document.querySelector("[data-testid=stage]")?.dataset.state === "playing");
+  assert.equal(await page.getByTestId("ask-problem").isVisible(), false);
   assert.deepEqual(problems, []);
   await context.close();
 });

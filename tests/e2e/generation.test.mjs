@@ -138,6 +138,14 @@ test("a prompt becomes an outline to edit, then a course whose first scene plays
   console.log(`generation: ${all.length} calls, page says "${tokens}", mock counted ${sum} tokens`);
   assert.equal(tokens, `${sum} tokens`, "the page counts what the provider reported, outline included");
   await page.screenshot({ path: `${SHOTS}/generation-progress.png` });
+
+  // Coming back to the finished course's progress page another day: it starts.
+  await page.reload();
+  await waitForStates(page, (s) => s.length === 4 && s.every((x) => x === "ready"));
+  assert.doesNotMatch(await page.getByTestId("start-learning").getAttribute("class"), /disabled/);
+  await page.getByTestId("start-learning").click();
+  await page.getByTestId("classroom").waitFor();
+  assert.equal(await page.getByTestId("scene-button").count(), 4);
   assert.deepEqual(problems, []);
   await context.close();
 });
@@ -184,7 +192,13 @@ test("a scene whose script keeps failing shows a retry, and the rest of the cour
   await page.getByTestId("start-learning").click();
   await page.getByTestId("classroom").waitFor();
   assert.equal(await page.getByTestId("scene-button").count(), 3, "the three good scenes play");
-  await page.goBack();
+  // Another day: from the library to the classroom, and from there to the course's tools.
+  await page.goto(server.url);
+  await page.getByTestId("library-list").locator(".course-card", { hasText: fixture.outline.title }).locator("a").first().click();
+  await page.getByTestId("classroom").waitFor();
+  await page.getByTestId("edit-course").click();
+  await page.getByTestId("generate").waitFor();
+  await waitForStates(page, (s) => s[1] === "failed");
 
   // The model recovers; the retry writes the script and the course is whole.
   await script(courseScript());

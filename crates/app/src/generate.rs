@@ -143,6 +143,13 @@ pub async fn open(course_id: &str) -> Result<(), String> {
     if view.with_untracked(|v| v.job.is_some()) {
         return Ok(());
     }
+    // A course stored before this visit (its writing finished, or got far enough) counts as a
+    // version seen: it can be opened from here. Read before the record, so that nothing is
+    // awaited between reading the record and deciding on it.
+    let stored = match open_store().await {
+        Ok(store) => matches!(store.get(Collection::Courses, course_id).await, Ok(Some(_))),
+        Err(_) => false,
+    };
     let Some(file) = load_file(course_id).await? else {
         view.update(|v| v.loaded = true);
         return Ok(());
@@ -151,7 +158,7 @@ pub async fn open(course_id: &str) -> Result<(), String> {
     view.update(|v| {
         // The page's own parts of the view (a course version seen) stay.
         *v = GenView {
-            course_version: v.course_version,
+            course_version: v.course_version.max(u32::from(stored)),
             ..GenView::of_file(file.clone())
         };
     });

@@ -416,6 +416,13 @@ pub fn AskTheClass(talk: Conversation) -> impl IntoView {
             <p class="error" role="alert" data-testid="ask-problem" hidden=move || talk.problem.get().is_none()>
                 {move || talk.problem.get().unwrap_or_default()}
                 " " <a href="/settings">{t!(i18n, nav_settings)}</a>
+                // A failed round leaves the lecture waiting: offer to go on without an answer.
+                " " <button type="button" class="secondary" data-testid="ask-go-on"
+                    hidden=move || talk.running.get().is_some() || talk.session.stage.with(|s| s.state != PlayState::Interrupted)
+                    on:click=move |_| {
+                        talk.problem.set(None);
+                        talk.session.send(Command::Resume);
+                    }>{t!(i18n, ask_go_on)}</button>
             </p>
             <form class="inline-form" on:submit=move |ev| { ev.prevent_default(); ask(); }>
                 <input data-testid="ask-input" placeholder=t!(i18n, ask_placeholder) aria-label=t!(i18n, ask_label)

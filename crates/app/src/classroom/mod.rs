@@ -75,6 +75,7 @@ pub fn Classroom(
     reload: RwSignal<u32>,
     #[prop(default = None)] host: Option<Host>,
 ) -> impl IntoView {
+    let i18n = use_i18n();
     let title = course.title.clone();
     let shown_scenes = course.scenes.len();
     let mut session = Lecture::new(course);
@@ -111,7 +112,16 @@ pub fn Classroom(
         <div class="classroom" data-testid="classroom">
             <SceneList session=session/>
             <section class="stage-column">
-                <h1 class="classroom-title">{title}</h1>
+                <div class="classroom-head">
+                    <h1 class="classroom-title">{title}</h1>
+                    // A course written here keeps its tools (retry, continue, edit, rewrite) on its
+                    // progress page, reachable from the classroom after the writing is done.
+                    {move || generated.get().then(|| view! {
+                        <a class="button" data-testid="edit-course" href=format!("/generate/{}", session.course_id.get_value())>
+                            {t!(i18n, classroom_edit_course)}
+                        </a>
+                    })}
+                </div>
                 {match host {
                     Some(host) => (host.bridge)(session, host.rules),
                     None => view! {

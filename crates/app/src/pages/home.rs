@@ -55,7 +55,8 @@ fn PromptBox() -> impl IntoView {
     let form = PromptForm {
         topic: RwSignal::new(String::new()),
         learner: RwSignal::new(String::new()),
-        review: RwSignal::new(true),
+        // One press from a topic to a course; checking the plan first is a choice.
+        review: RwSignal::new(false),
         language: RwSignal::new(
             if untrack(|| i18n.get_locale()) == Locale::zh {
                 "zh-CN"
