@@ -218,3 +218,16 @@ test("Settings' Free up space opens the library with the largest course first", 
   assert.deepEqual(problems, []);
   await context.close();
 });
+
+test("a card's tools export the course", async () => {
+  const { context, page, problems } = await openPage(browser);
+  await seed(page);
+  const volcanoes = card(page, "volcanoes");
+  await volcanoes.getByTestId("card-tools").click();
+  await volcanoes.getByTestId("export-panel").locator("summary").click();
+  const download = page.waitForEvent("download", { timeout: 20_000 });
+  await volcanoes.getByTestId("export-button").click();
+  assert.match((await download).suggestedFilename(), /\.aula\.zip$/);
+  assert.deepEqual(problems, []);
+  await context.close();
+});

@@ -65,9 +65,11 @@ test("a slow local server with one slot writes the whole course with no timeout 
 
   await page.goto(server.url);
   await page.getByTestId("prompt-input").fill(fixture.topic);
+  // The plan shown first for review (a choice; the default goes straight to writing), and
+  // written as it is.
+  await page.getByTestId("prompt-review").check();
   await page.getByTestId("prompt-submit").click();
   await page.waitForFunction(() => location.pathname.startsWith("/generate/gen-"), null, { timeout: 10_000 });
-  // The plan, shown first for review, is written as it is.
   await page.getByTestId("outline-write").click({ timeout: 30_000 });
   const rows = () => page.getByTestId("scene-row").evaluateAll((els) => els.map((e) => e.dataset.state));
 
