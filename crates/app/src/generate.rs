@@ -86,15 +86,12 @@ pub fn checkpoint_clock(view: RwSignal<GenView>) {
 }
 
 fn save_file(file: GenerationFile) {
-    leptos::task::spawn_local(async move {
-        let saved = match open_store().await {
-            Ok(store) => put_json(&store, Collection::Jobs, &file.course_id, &file).await,
-            Err(error) => Err(error),
-        };
-        if let Err(error) = saved {
-            leptos::logging::warn!("generation: progress was not saved: {error}");
-        }
-    });
+    crate::store::put_json_later(
+        Collection::Jobs,
+        file.course_id.clone(),
+        file,
+        "generation: progress was not saved",
+    );
 }
 
 fn save_course(course_id: String, json: String, view: RwSignal<GenView>) {

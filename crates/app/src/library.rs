@@ -97,17 +97,12 @@ fn glance_records(
 
 /// Notes that the learner opened the course now (the library sorts by it).
 pub fn mark_opened(course_id: &str) {
-    let key = aula_director::session::opened_key(course_id);
-    let now = js_sys::Date::now() as u64;
-    leptos::task::spawn_local(async move {
-        let saved = match open_store().await {
-            Ok(store) => aula_storage::put_json(&store, Collection::Sessions, &key, &now).await,
-            Err(error) => Err(error),
-        };
-        if let Err(error) = saved {
-            leptos::logging::warn!("library: could not note when a course was opened: {error}");
-        }
-    });
+    crate::store::put_json_later(
+        Collection::Sessions,
+        aula_director::session::opened_key(course_id),
+        js_sys::Date::now() as u64,
+        "library: could not note when a course was opened",
+    );
 }
 
 pub use crate::store::open_store;

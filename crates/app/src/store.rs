@@ -40,6 +40,25 @@ pub async fn open_store() -> Result<AppStore, StoreError> {
     Ok(OPENED.with(|s| s.borrow_mut().get_or_insert(store).clone()))
 }
 
+/// Stores `value` as JSON under `key` without waiting for it, for a record the page can do
+/// without (a resume point, a job's progress): a failure is logged as `failed: why`.
+pub fn put_json_later<T: serde::Serialize + 'static>(
+    collection: Collection,
+    key: String,
+    value: T,
+    failed: &'static str,
+) {
+    leptos::task::spawn_local(async move {
+        let saved = match open_store().await {
+            Ok(store) => aula_storage::put_json(&store, collection, &key, &value).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = saved {
+            leptos::logging::warn!("{failed}: {error}");
+        }
+    });
+}
+
 /// Makes the page's store a fresh in-memory one, for a test; returns it to look into.
 #[cfg(test)]
 pub fn use_memory_store() -> Rc<MemoryStore> {

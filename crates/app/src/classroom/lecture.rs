@@ -6,7 +6,7 @@ use aula_director::session::resume_key;
 use aula_player::{
     Command, CoursePlayer, Narrator, Output, PlayState, PlayerOptions, Position, Stage,
 };
-use aula_storage::{get_json, put_json, Collection};
+use aula_storage::{get_json, Collection};
 use leptos::prelude::*;
 
 use super::speech::WebSpeech;
@@ -184,16 +184,12 @@ impl Lecture {
     pub fn save_position(&self) {
         self.last_saved_ms.set_value(now_ms());
         let position = self.player.with_value(|p| p.position());
-        let key = resume_key(&self.course_id.get_value());
-        leptos::task::spawn_local(async move {
-            let saved = match open_store().await {
-                Ok(store) => put_json(&store, Collection::Sessions, &key, &position).await,
-                Err(error) => Err(error),
-            };
-            if let Err(error) = saved {
-                leptos::logging::warn!("classroom: the resume point was not saved: {error}");
-            }
-        });
+        crate::store::put_json_later(
+            Collection::Sessions,
+            resume_key(&self.course_id.get_value()),
+            position,
+            "classroom: the resume point was not saved",
+        );
     }
 
     /// Puts the player where the learner left this course last time, if anywhere.

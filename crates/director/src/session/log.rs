@@ -28,7 +28,7 @@
 //!
 //! [`course_records`] lists every record of a course across the store: the course itself
 //! ([`Collection::Courses`]), its generation record ([`Collection::Jobs`], under the course's id),
-//! the three records above and every session of it with its events. [`delete_course`] removes
+//! the four records above and every session of it with its events. [`delete_course`] removes
 //! them and hands them back, so that [`restore_records`] can undo it.
 //!
 //! A record that does not parse (damaged, or written by a newer Aula with an event kind this one
@@ -144,10 +144,18 @@ struct EventKeys {
 }
 
 async fn event_keys<S: Store>(store: &S, session_id: &str) -> Result<EventKeys, StoreError> {
+    Ok(event_keys_among(
+        store.keys(Collection::Sessions).await?,
+        session_id,
+    ))
+}
+
+/// [`event_keys`] among the collection's keys, listed once by the caller.
+fn event_keys_among(keys: impl IntoIterator<Item = String>, session_id: &str) -> EventKeys {
     let prefix = events_prefix(session_id);
     let mut events = Vec::new();
     let mut malformed = Vec::new();
-    for key in store.keys(Collection::Sessions).await? {
+    for key in keys {
         let Some(rest) = key.strip_prefix(&prefix) else {
             continue;
         };
@@ -160,7 +168,7 @@ async fn event_keys<S: Store>(store: &S, session_id: &str) -> Result<EventKeys, 
         }
     }
     events.sort();
-    Ok(EventKeys { events, malformed })
+    EventKeys { events, malformed }
 }
 
 /// What reading the events after some sequence number found.
@@ -468,8 +476,15 @@ pub async fn course_records<S: Store>(
         let text = store.get(Collection::Sessions, &key).await?;
         take(Collection::Sessions, key, text);
     }
-    for header in sessions_of_course(store, course_id).await? {
-        let keys = event_keys(store, &header.id).await?;
+    let sessions = sessions_of_course(store, course_id).await?;
+    // The collection's keys listed once for all of the course's sessions.
+    let listed = if sessions.is_empty() {
+        Vec::new()
+    } else {
+        store.keys(Collection::Sessions).await?
+    };
+    for header in sessions {
+        let keys = event_keys_among(listed.iter().cloned(), &header.id);
         for key in keys
             .events
             .into_iter()
